@@ -1,0 +1,68 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { Article, type ArticleStatus } from "../Domain/Article.js"
+import { ArticleId, type SiteId } from "../Domain/Ids.js"
+import { offsetOf, type Page } from "../Domain/Pagination.js"
+import type { ReadScope } from "../Domain/Scope.js"
+
+export interface ArticleFilter {
+  readonly from?: string | undefined
+  readonly to?: string | undefined
+  readonly status?: ArticleStatus | undefined
+}
+
+export class ArticleRow extends Schema.Class<ArticleRow>("ArticleRow")({
+  ...Article.fields,
+  body: Schema.String,
+  meta_description: Schema.NullOr(Schema.String),
+  revision: Schema.Number
+}) {}
+
+const Total = Schema.Struct({ total: Schema.Number })
+
+export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql`a.id, a.site_id, a.title, a.url, a.status,
+      to_char(a.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as published_at,
+      a.target_keyword, a.word_count, a.featured_image_url`
+
+    const where = (siteId: SiteId, filter: ArticleFilter) =>
+      sql.and([
+        sql`a.site_id = ${siteId}`,
+        ...(filter.status === undefined ? [] : [sql`a.status = ${filter.status}`]),
+        ...(filter.from === undefined ? [] : [sql`a.published_at >= ${filter.from}::date`]),
+        ...(filter.to === undefined ? [] : [sql`a.published_at < ${filter.to}::date + 1`])
+      ])
+
+    // Both queries follow articles_site_published_idx (or the status variant).
+    const list = (siteId: SiteId, filter: ArticleFilter, page: Page) =>
+      Effect.all({
+        rows: SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: Article,
+          execute: () =>
+            sql`select ${columns} from articles a where ${where(siteId, filter)}
+                order by a.published_at desc nulls last, a.id desc
+                limit ${page.per_page} offset ${offsetOf(page)}`
+        })(undefined),
+        total: SqlSchema.single({
+          Request: Schema.Void,
+          Result: Total,
+          execute: () => sql`select count(*) as total from articles a where ${where(siteId, filter)}`
+        })(undefined).pipe(Effect.map((row) => row.total))
+      }).pipe(Effect.orDie)
+
+    const findReadable = (scope: ReadScope, id: ArticleId) =>
+      SqlSchema.findOne({
+        Request: ArticleId,
+        Result: ArticleRow,
+        execute: (articleId) =>
+          sql`select ${columns}, a.body, a.meta_description, a.revision
+              from articles a join sites s on s.id = a.site_id
+              where a.id = ${articleId} ${scope === null ? sql`` : sql`and s.account_id = ${scope}`}`
+      })(id).pipe(Effect.orDie)
+
+    return { list, findReadable }
+  })
+}) {}

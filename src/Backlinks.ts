@@ -1,0 +1,27 @@
+import { Effect } from "effect"
+import type { Credential } from "./Auth/CurrentCredential.js"
+import type { BacklinksQuery } from "./Backlinks/Api.js"
+import { BacklinksRepo } from "./Backlinks/Repo.js"
+import { isOrderedRange } from "./Domain/Dates.js"
+import { ValidationError } from "./Domain/Errors.js"
+import type { SiteId } from "./Domain/Ids.js"
+import { pageMeta } from "./Domain/Pagination.js"
+import { Sites } from "./Sites.js"
+
+export class Backlinks extends Effect.Service<Backlinks>()("Backlinks", {
+  dependencies: [BacklinksRepo.Default, Sites.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* BacklinksRepo
+    const sites = yield* Sites
+
+    const list = Effect.fn("Backlinks.list")(function* (credential: Credential, siteId: SiteId, query: BacklinksQuery) {
+      yield* sites.requireReadable(credential, siteId)
+      if (!isOrderedRange(query)) return yield* new ValidationError({ message: "from must not be after to." })
+      const page = { page: query.page, per_page: query.per_page }
+      const { rows, total } = yield* repo.list(siteId, query, page)
+      return { data: rows, meta: pageMeta(page, total) }
+    })
+
+    return { list }
+  })
+}) {}

@@ -1,0 +1,28 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { SitePath } from "../Articles/Api.js"
+import { Authentication } from "../Auth/Api.js"
+import { Backlink } from "../Domain/Backlink.js"
+import { DateRangeQuery } from "../Domain/Dates.js"
+import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
+import { ListResponse, PageQuery } from "../Domain/Pagination.js"
+
+export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
+export type BacklinksQuery = typeof BacklinksQuery.Type
+
+export class BacklinksApi extends HttpApiGroup.make("backlinks")
+  .add(
+    HttpApiEndpoint.get("listBacklinks", "/sites/:id/backlinks")
+      .setPath(SitePath)
+      .setUrlParams(BacklinksQuery)
+      .addSuccess(ListResponse(Backlink, "Backlinks, newest acquired_at first, then id descending."))
+      .addError(NotFoundBody)
+      .addError(ValidationErrorBody)
+      .annotate(OpenApi.Summary, "List a website's backlinks")
+      .annotate(
+        OpenApi.Description,
+        "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive)."
+      )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Backlinks") {}

@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCredential } from "../Auth/CurrentCredential.js"
+import { Backlinks } from "../Backlinks.js"
+import { requireId } from "../Http/RequireId.js"
+
+export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handlers) =>
+  Effect.gen(function* () {
+    const backlinks = yield* Backlinks
+    return handlers.handle("listBacklinks", ({ path, urlParams }) =>
+      Effect.gen(function* () {
+        const siteId = yield* requireId(path.id, "website")
+        return yield* backlinks.list(yield* CurrentCredential, siteId, urlParams)
+      })
+    )
+  })
+)

@@ -1,0 +1,28 @@
+import { Config, Option } from "effect"
+
+/**
+ * Every setting of the service, read once from the environment. Nothing else reads `process.env`.
+ */
+export const AppConfig = Config.all({
+  /** PostgreSQL connection string; without it an embedded PostgreSQL keeps its data in `dataDir`. */
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  /** Where the embedded database (and, later, uploaded media) live. */
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./.data")),
+  host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  /** The address clients use to reach the service; defaults to http://localhost:PORT. */
+  publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),
+  /** When false, `cbs serve` does not import the demo data set into an empty database. */
+  seedDemo: Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
+  /** How long in-flight requests may run after SIGTERM before the process exits. */
+  shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
+})
+
+export type AppConfig = Config.Config.Success<typeof AppConfig>
+
+/** The public base URL without a trailing slash. */
+export const publicBaseUrl = (config: AppConfig, port: number): string =>
+  Option.match(config.publicBaseUrl, {
+    onNone: () => `http://localhost:${port}`,
+    onSome: (url) => url.toString().replace(/\/+$/, "")
+  })

@@ -1,0 +1,106 @@
+import { FileSystem, Path } from "@effect/platform"
+import { NodeContext } from "@effect/platform-node"
+import * as Migrator from "@effect/sql/Migrator"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import { PgClient } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Effect, Layer, Option, type Redacted } from "effect"
+import pg from "pg"
+import { AppConfig } from "./Config.js"
+
+const migrationsDirectory = new URL("../migrations/", import.meta.url)
+
+/**
+ * Loads `migrations/NNNN_snake_name.sql`. Each file may hold several statements; all pending files run in one
+ * transaction, so a failing migration leaves the database as it was.
+ */
+export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> = Effect.gen(function* () {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const dir = yield* path.fromFileUrl(migrationsDirectory)
+  const files = yield* fs.readDirectory(dir)
+  const migrations: Array<Migrator.ResolvedMigration> = []
+  for (const file of files) {
+    const match = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file)
+    if (match === null) continue
+    const text = yield* fs.readFileString(path.join(dir, file))
+    migrations.push([
+      Number(match[1]),
+      match[2]!,
+      // The loader yields the migration itself, as an import of a migration module would.
+      Effect.succeed(Effect.flatMap(PgClient.PgClient, (sql) => sql.unsafe(text).raw))
+    ])
+  }
+  return migrations.sort((a, b) => a[0] - b[0])
+}).pipe(
+  Effect.mapError((cause) => new Migrator.MigrationError({ reason: "import-error", message: String(cause), cause }))
+)
+
+/** Applies pending migrations; returns the ones it applied. */
+export const migrate = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" }).pipe(
+  Effect.provide(NodeContext.layer)
+)
+
+/**
+ * Ids are `bigint` and `count(*)` is `int8`; node-postgres returns those as strings. Every id the service hands out
+ * is far below 2^53, so they are read as numbers.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === pg.types.builtins.INT8 && format !== "binary"
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"]
+}
+
+/** A client for a real PostgreSQL server. */
+export const layerPostgres = (url: Redacted.Redacted, maxConnections = 10) =>
+  PgClient.layer({ url, maxConnections, applicationName: "content-backlink-service", types })
+
+/**
+ * An embedded PostgreSQL (PGlite) served over the wire protocol, so that the same `@effect/sql-pg` code runs on it.
+ * PGlite has one session shared by every socket connection: the pool must be exactly one connection.
+ * `dataDir` undefined keeps the data in memory; `loadDataDir` starts from a dump.
+ */
+export const layerEmbedded = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const db = yield* Effect.acquireRelease(
+        Effect.tryPromise(() =>
+          PGlite.create({
+            ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+            ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
+          })
+        ),
+        (db) => Effect.promise(() => db.close())
+      )
+      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
+      yield* Effect.acquireRelease(
+        Effect.tryPromise(() => server.start()),
+        () => Effect.promise(() => server.stop())
+      )
+      const [host, port] = server.getServerConn().split(":")
+      return PgClient.layer({
+        host: host!,
+        port: Number(port),
+        database: "postgres",
+        username: "postgres",
+        maxConnections: 1,
+        minConnections: 1,
+        types
+      })
+    }).pipe(Effect.orDie)
+  )
+
+/** The database the configuration selects: `DATABASE_URL`, or the embedded one in `DATA_DIR/pg`. Migrated. */
+export const DatabaseLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return Option.match(config.databaseUrl, {
+      onSome: (url) => layerPostgres(url),
+      onNone: () => layerEmbedded({ dataDir: `${config.dataDir}/pg` })
+    })
+  })
+).pipe(Layer.tap((context) => migrate.pipe(Effect.provide(context), Effect.orDie)))
+
+export type Database = PgClient.PgClient | SqlClient

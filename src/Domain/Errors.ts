@@ -1,0 +1,113 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import { ProtectedLink } from "./Article.js"
+
+/**
+ * The public error body is `{ error, message, protected_links?, limit? }`. Each error is a tagged class inside the
+ * service; `wire` gives the schema that encodes it to (and documents it as) that body, with its HTTP status.
+ */
+const wire = <
+  Self extends { readonly _tag: string },
+  I extends { readonly _tag: string },
+  Fields extends Schema.Struct.Fields
+>(
+  cls: Schema.Schema<Self, I>,
+  tag: Self["_tag"],
+  options: { readonly error: string; readonly status: number; readonly description: string; readonly fields: Fields }
+) =>
+  Schema.transform(
+    Schema.Struct({
+      error: Schema.Literal(options.error).annotations({ description: "Error identifier." }),
+      ...options.fields
+    }).annotations({ identifier: tag, description: options.description }),
+    cls,
+    {
+      strict: false,
+      decode: (body: Record<string, unknown>) => {
+        const { error: _, ...rest } = body
+        return { ...rest, _tag: tag }
+      },
+      encode: (value: Record<string, unknown>) => {
+        const { _tag: _, ...rest } = value
+        return { error: options.error, ...rest }
+      }
+    }
+  ).annotations(HttpApiSchema.annotations({ status: options.status, description: options.description }))
+
+const message = Schema.String.annotations({ description: "Human-readable text." })
+const limit = Schema.Number.pipe(Schema.int()).annotations({ description: "The limit that was exceeded." })
+const messageOnly = { message }
+const withLimit = { message, limit }
+const withOptionalLimit = { message, limit: Schema.optional(limit) }
+const withLinks = {
+  message,
+  protected_links: Schema.Array(ProtectedLink).annotations({ description: "The protected links concerned." })
+}
+
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", messageOnly) {}
+export const UnauthorizedBody = wire(Unauthorized, "Unauthorized", {
+  error: "unauthorized",
+  status: 401,
+  description: "Missing, malformed, unknown or revoked credentials.",
+  fields: messageOnly
+})
+
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", messageOnly) {}
+export const ForbiddenBody = wire(Forbidden, "Forbidden", {
+  error: "forbidden",
+  status: 403,
+  description: "The credential may not make this request.",
+  fields: messageOnly
+})
+
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", messageOnly) {}
+export const NotFoundBody = wire(NotFound, "NotFound", {
+  error: "not_found",
+  status: 404,
+  description: "No such resource on the caller's account (another account's resource is reported the same way).",
+  fields: messageOnly
+})
+
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", withOptionalLimit) {}
+export const ValidationErrorBody = wire(ValidationError, "ValidationError", {
+  error: "validation_error",
+  status: 422,
+  description:
+    "A parameter or body field is missing, malformed or out of bounds; limit carries the bound when one was exceeded.",
+  fields: withOptionalLimit
+})
+
+export class ProtectedLinkViolation extends Schema.TaggedError<ProtectedLinkViolation>()(
+  "ProtectedLinkViolation",
+  withLinks
+) {}
+export const ProtectedLinkViolationBody = wire(ProtectedLinkViolation, "ProtectedLinkViolation", {
+  error: "protected_link_violation",
+  status: 422,
+  description: "The edit removes, alters or forges a protected link; nothing was saved.",
+  fields: withLinks
+})
+
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", withLimit) {}
+export const RateLimitedBody = wire(RateLimited, "RateLimited", {
+  error: "rate_limited",
+  status: 429,
+  description: "More than 60 requests in a minute for this credential.",
+  fields: withLimit
+})
+
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", withLimit) {}
+export const PayloadTooLargeBody = wire(PayloadTooLarge, "PayloadTooLarge", {
+  error: "payload_too_large",
+  status: 413,
+  description: "The request body is larger than the server accepts.",
+  fields: withLimit
+})
+
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", messageOnly) {}
+export const InternalErrorBody = wire(InternalError, "InternalError", {
+  error: "internal_error",
+  status: 500,
+  description: "An unexpected failure; the server log has the details under the response's X-Request-Id.",
+  fields: messageOnly
+})

@@ -1,0 +1,62 @@
+import { Schema } from "effect"
+import { lessThanOrEqualTo } from "./Bounds.js"
+
+export const DEFAULT_PER_PAGE = 20
+export const MAX_PER_PAGE = 100
+
+const IntegerFromString = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
+
+/** `page` and `per_page` query parameters of every list endpoint. */
+export const PageQuery = {
+  page: Schema.optionalWith(
+    IntegerFromString.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" })).annotations({
+      description: "Page number, starting at 1. A page past last_page returns an empty data array.",
+      jsonSchema: { type: "integer", minimum: 1, default: 1 }
+    }),
+    { default: () => 1 }
+  ),
+  per_page: Schema.optionalWith(
+    IntegerFromString.pipe(
+      Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }),
+      lessThanOrEqualTo(MAX_PER_PAGE)
+    ).annotations({
+      description: `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}). Over ${MAX_PER_PAGE}: 422 validation_error with limit ${MAX_PER_PAGE}.`,
+      jsonSchema: { type: "integer", minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE }
+    }),
+    { default: () => DEFAULT_PER_PAGE }
+  )
+}
+
+export interface Page {
+  readonly page: number
+  readonly per_page: number
+}
+
+const Count = Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+
+export const PageMeta = Schema.Struct({
+  page: Count.annotations({ description: "The page returned." }),
+  per_page: Count.annotations({ description: "Items per page." }),
+  total: Count.annotations({ description: "Number of items over all pages." }),
+  last_page: Count.annotations({ description: "Number of the last page: max(1, ceil(total / per_page))." })
+}).annotations({ identifier: "PageMeta", description: "Pagination of a list response." })
+export type PageMeta = typeof PageMeta.Type
+
+export const pageMeta = (page: Page, total: number): PageMeta => ({
+  page: page.page,
+  per_page: page.per_page,
+  total,
+  last_page: Math.max(1, Math.ceil(total / page.per_page))
+})
+
+export const offsetOf = (page: Page): number => (page.page - 1) * page.per_page
+
+/** A list response: `data` and `meta`. */
+export const ListResponse = <A, I, R>(item: Schema.Schema<A, I, R>, description: string) =>
+  Schema.Struct({
+    data: Schema.Array(item).annotations({ description }),
+    meta: PageMeta
+  })
+
+/** A single-resource response: `data`. */
+export const DataResponse = <A, I, R>(item: Schema.Schema<A, I, R>) => Schema.Struct({ data: item })

@@ -1,0 +1,54 @@
+import { Either } from "effect"
+import { addDays, isCalendarDate, toCalendarDate } from "./Dates.js"
+
+export interface DateRange {
+  readonly from: string
+  readonly to: string
+}
+
+const monthRange = (year: number, month: number): DateRange => {
+  const first = new Date(Date.UTC(year, month - 1, 1))
+  const last = new Date(Date.UTC(year, month, 0))
+  return { from: toCalendarDate(first), to: toCalendarDate(last) }
+}
+
+/**
+ * Resolves the stats query to inclusive UTC days. `from` and `to` go together and win over `period`;
+ * without either, the period is `this_month` (the whole current calendar month).
+ * Left: the reason the query is refused.
+ */
+export const resolvePeriod = (
+  query: { readonly period?: string | undefined; readonly from?: string | undefined; readonly to?: string | undefined },
+  now: Date
+): Either.Either<DateRange, string> => {
+  if (query.from !== undefined || query.to !== undefined) {
+    if (query.from === undefined || query.to === undefined) return Either.left("from and to must be given together.")
+    if (query.from > query.to) return Either.left("from must not be after to.")
+    return Either.right({ from: query.from, to: query.to })
+  }
+  const today = toCalendarDate(now)
+  const year = now.getUTCFullYear()
+  const month = now.getUTCMonth() + 1
+  const period = query.period ?? "this_month"
+  switch (period) {
+    case "this_month":
+      return Either.right(monthRange(year, month))
+    case "last_month":
+      return Either.right(month === 1 ? monthRange(year - 1, 12) : monthRange(year, month - 1))
+    case "last_30_days":
+      return Either.right({ from: addDays(today, -29), to: today })
+  }
+  const monthMatch = /^(\d{4})-(\d{2})$/.exec(period)
+  if (monthMatch !== null) {
+    const m = Number(monthMatch[2])
+    return m >= 1 && m <= 12
+      ? Either.right(monthRange(Number(monthMatch[1]), m))
+      : Either.left(`period ${period} is not a month.`)
+  }
+  if (isCalendarDate(period)) return Either.right({ from: period, to: period })
+  return Either.left(
+    /^\d{4}-\d{2}-\d{2}$/.test(period)
+      ? `period ${period} is not a calendar date.`
+      : "period must be this_month, last_month, last_30_days, YYYY-MM or YYYY-MM-DD."
+  )
+}

@@ -1,0 +1,23 @@
+import { randomUUID } from "node:crypto"
+import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { RequestId } from "./RequestId.js"
+
+/**
+ * Wraps the whole application: each request gets an id, sent back as `X-Request-Id` on every response (errors
+ * included) and attached to every log line; a 401 says how to authenticate. Responses are added to through a
+ * pre-response handler because the server has already sent them by the time a middleware's effect returns.
+ */
+export const serverMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.gen(function* () {
+    const requestId = randomUUID()
+    yield* HttpApp.appendPreResponseHandler((_request, response) => {
+      const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      return Effect.succeed(
+        response.status === 401 && response.headers["www-authenticate"] === undefined
+          ? HttpServerResponse.setHeader(withId, "www-authenticate", 'Bearer realm="content-backlink-service"')
+          : withId
+      )
+    })
+    return yield* app.pipe(Effect.provideService(RequestId, requestId), Effect.annotateLogs("request_id", requestId))
+  })

@@ -1,0 +1,43 @@
+import { createServer } from "node:http"
+import { HttpApiBuilder } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { Api } from "./Api.js"
+import { ArticlesHttpLive } from "./Articles/Http.js"
+import { Articles } from "./Articles.js"
+import { Accounts } from "./Auth/Accounts.js"
+import { ApiKeys } from "./Auth/ApiKeys.js"
+import { AuthenticationLive } from "./Auth/Http.js"
+import { BacklinksHttpLive } from "./Backlinks/Http.js"
+import { Backlinks } from "./Backlinks.js"
+import { ClientErrorsLive } from "./Http/Errors.js"
+import { serverMiddleware } from "./Http/Server.js"
+import { MetaHttpLive } from "./Meta/Http.js"
+import { SitesHttpLive } from "./Sites/Http.js"
+import { Sites } from "./Sites.js"
+import { StatsHttpLive } from "./Stats/Http.js"
+import { Stats } from "./Stats.js"
+
+/** The feature services; they need only the database. */
+export const ServicesLive = Layer.mergeAll(
+  Sites.Default,
+  Articles.Default,
+  Backlinks.Default,
+  Stats.Default,
+  Accounts.Default,
+  ApiKeys.Default
+)
+
+const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([SitesHttpLive, ArticlesHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
+  Layer.provide(AuthenticationLive)
+)
+
+/** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
+export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
+  HttpApiBuilder.serve(serverMiddleware).pipe(
+    Layer.provide(ClientErrorsLive),
+    Layer.provide(ApiLive),
+    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, listen))
+  )

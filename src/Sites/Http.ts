@@ -1,0 +1,14 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCredential } from "../Auth/CurrentCredential.js"
+import { Sites } from "../Sites.js"
+
+export const SitesHttpLive = HttpApiBuilder.group(Api, "sites", (handlers) =>
+  Effect.gen(function* () {
+    const sites = yield* Sites
+    return handlers.handle("listSites", ({ urlParams }) =>
+      Effect.flatMap(CurrentCredential, (credential) => sites.list(credential, urlParams))
+    )
+  })
+)

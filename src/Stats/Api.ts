@@ -1,0 +1,42 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { SitePath } from "../Articles/Api.js"
+import { Authentication } from "../Auth/Api.js"
+import { CalendarDate } from "../Domain/Dates.js"
+import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
+import { DataResponse } from "../Domain/Pagination.js"
+import { Stats } from "../Domain/Stats.js"
+
+export const StatsQuery = Schema.Struct({
+  period: Schema.optional(
+    Schema.String.annotations({
+      description:
+        "this_month (the whole current calendar month, the default), last_month, last_30_days (today and the 29 days before it), a month YYYY-MM, or a day YYYY-MM-DD. Days are UTC. Ignored when from and to are given.",
+      examples: ["this_month", "last_month", "last_30_days", "2026-10", "2026-10-15"]
+    })
+  ),
+  from: Schema.optional(
+    CalendarDate.annotations({ description: "First day (YYYY-MM-DD, UTC, inclusive). Needs to; wins over period." })
+  ),
+  to: Schema.optional(
+    CalendarDate.annotations({ description: "Last day (YYYY-MM-DD, UTC, inclusive). Needs from; wins over period." })
+  )
+})
+export type StatsQuery = typeof StatsQuery.Type
+
+export class StatsApi extends HttpApiGroup.make("stats")
+  .add(
+    HttpApiEndpoint.get("getStats", "/sites/:id/stats")
+      .setPath(SitePath)
+      .setUrlParams(StatsQuery)
+      .addSuccess(DataResponse(Stats))
+      .addError(NotFoundBody)
+      .addError(ValidationErrorBody)
+      .annotate(OpenApi.Summary, "Read a website's counts for a period")
+      .annotate(
+        OpenApi.Description,
+        "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. An unknown period, an impossible date, only one of from/to, or from after to: 422 validation_error."
+      )
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Stats") {}

@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentCredential } from "../Auth/CurrentCredential.js"
+import { requireId } from "../Http/RequireId.js"
+import { Stats } from "../Stats.js"
+
+export const StatsHttpLive = HttpApiBuilder.group(Api, "stats", (handlers) =>
+  Effect.gen(function* () {
+    const stats = yield* Stats
+    return handlers.handle("getStats", ({ path, urlParams }) =>
+      Effect.gen(function* () {
+        const siteId = yield* requireId(path.id, "website")
+        return { data: yield* stats.get(yield* CurrentCredential, siteId, urlParams) }
+      })
+    )
+  })
+)
