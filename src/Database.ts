@@ -58,39 +58,43 @@ export const layerPostgres = (url: Redacted.Redacted, maxConnections = 10) =>
   PgClient.layer({ url, maxConnections, applicationName: "content-backlink-service", types })
 
 /**
- * An embedded PostgreSQL (PGlite) served over the wire protocol, so that the same `@effect/sql-pg` code runs on it.
- * PGlite has one session shared by every socket connection: the pool must be exactly one connection.
- * `dataDir` undefined keeps the data in memory; `loadDataDir` starts from a dump.
+ * An embedded PostgreSQL (PGlite) served over the wire protocol on a free loopback port, so that the same
+ * `@effect/sql-pg` code runs on it. `dataDir` undefined keeps the data in memory; `loadDataDir` starts from a dump.
  */
+export const embeddedServer = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
+  Effect.gen(function* () {
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise(() =>
+        PGlite.create({
+          ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
+        })
+      ),
+      (db) => Effect.promise(() => db.close())
+    )
+    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
+    yield* Effect.acquireRelease(
+      Effect.tryPromise(() => server.start()),
+      () => Effect.promise(() => server.stop())
+    )
+    const [host, port] = server.getServerConn().split(":")
+    return { db, host: host!, port: Number(port) }
+  })
+
+/** A client for an embedded server. PGlite has one session shared by every connection: the pool is exactly one. */
+export const layerEmbeddedClient = (server: { readonly host: string; readonly port: number }) =>
+  PgClient.layer({
+    host: server.host,
+    port: server.port,
+    database: "postgres",
+    username: "postgres",
+    maxConnections: 1,
+    minConnections: 1,
+    types
+  })
+
 export const layerEmbedded = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
-  Layer.unwrapScoped(
-    Effect.gen(function* () {
-      const db = yield* Effect.acquireRelease(
-        Effect.tryPromise(() =>
-          PGlite.create({
-            ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-            ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
-          })
-        ),
-        (db) => Effect.promise(() => db.close())
-      )
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
-      yield* Effect.acquireRelease(
-        Effect.tryPromise(() => server.start()),
-        () => Effect.promise(() => server.stop())
-      )
-      const [host, port] = server.getServerConn().split(":")
-      return PgClient.layer({
-        host: host!,
-        port: Number(port),
-        database: "postgres",
-        username: "postgres",
-        maxConnections: 1,
-        minConnections: 1,
-        types
-      })
-    }).pipe(Effect.orDie)
-  )
+  Layer.unwrapScoped(Effect.map(embeddedServer(options), layerEmbeddedClient).pipe(Effect.orDie))
 
 /** The database the configuration selects: `DATABASE_URL`, or the embedded one in `DATA_DIR/pg`. Migrated. */
 export const DatabaseLive = Layer.unwrapEffect(

@@ -1,0 +1,38 @@
+import { randomBytes } from "node:crypto"
+import { readFileSync } from "node:fs"
+import { Effect, Layer, Redacted } from "effect"
+import pg from "pg"
+import { inject } from "vitest"
+import { layerEmbedded, layerPostgres } from "../../src/Database.js"
+import { withDatabase } from "./globalSetup.js"
+
+const adminQuery = (url: string, query: string) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(query)
+    } finally {
+      await client.end()
+    }
+  })
+
+/**
+ * A fresh, migrated database for one test file: a copy of the template database on real PostgreSQL
+ * (DATABASE_URL), or the embedded database loaded from the migrated dump.
+ */
+export const TestDatabaseLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const url = process.env["DATABASE_URL"]
+    const template = inject("templateDatabase")
+    if (url !== undefined && url !== "" && template !== "") {
+      const name = `cbs_test_${randomBytes(6).toString("hex")}`
+      yield* Effect.acquireRelease(adminQuery(url, `create database ${name} template ${template}`), () =>
+        adminQuery(url, `drop database if exists ${name} with (force)`)
+      )
+      return layerPostgres(Redacted.make(withDatabase(url, name)), 5)
+    }
+    const dump = new Blob([readFileSync(inject("embeddedDump"))])
+    return layerEmbedded({ loadDataDir: dump })
+  })
+)

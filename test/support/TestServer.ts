@@ -1,0 +1,139 @@
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import { Accounts } from "../../src/Auth/Accounts.js"
+import { ApiKeys } from "../../src/Auth/ApiKeys.js"
+import type { AccountId, ArticleId, BacklinkId, SiteId } from "../../src/Domain/Ids.js"
+import { HttpServerLive } from "../../src/Server.js"
+import { TestDatabaseLive } from "./TestDatabase.js"
+
+export interface SiteFields {
+  readonly name?: string | null
+  readonly website_url?: string | null
+  readonly language?: string | null
+  readonly country?: string | null
+  readonly geographic_scope?: string | null
+  readonly industry?: string | null
+}
+
+export interface ArticleFields {
+  readonly title?: string | null
+  readonly url?: string | null
+  readonly status?: "draft" | "scheduled" | "published" | null
+  readonly published_at?: string | null
+  readonly target_keyword?: string | null
+  readonly word_count?: number | null
+  readonly featured_image_url?: string | null
+  readonly meta_description?: string | null
+  readonly body?: string
+}
+
+export interface BacklinkFields {
+  readonly acquired_at?: string | null
+  readonly source_domain?: string | null
+  readonly source_url?: string | null
+  readonly target_url?: string | null
+  readonly anchor_text?: string | null
+  readonly anchor_type?: string | null
+  readonly status?: string | null
+  readonly category?: "industry" | "local"
+}
+
+/** A running server on an ephemeral port with its own fresh database, and builders for fixtures. */
+export class TestApp extends Context.Tag("test/TestApp")<
+  TestApp,
+  {
+    readonly baseUrl: string
+    /** `fetch` against the server; `path` starts with `/`. */
+    readonly fetch: (path: string, init?: RequestInit) => Effect.Effect<Response>
+    readonly makeAccount: (options?: {
+      readonly email?: string
+      readonly admin?: boolean
+      readonly password?: string
+    }) => Effect.Effect<{ readonly accountId: AccountId; readonly key: string; readonly email: string }>
+    readonly makeKey: (accountId: AccountId, options?: { readonly admin?: boolean }) => Effect.Effect<string>
+    readonly makeSite: (accountId: AccountId, fields?: SiteFields) => Effect.Effect<SiteId>
+    readonly makeArticle: (siteId: SiteId, fields?: ArticleFields) => Effect.Effect<ArticleId>
+    readonly makeBacklink: (siteId: SiteId, fields?: BacklinkFields) => Effect.Effect<BacklinkId>
+  }
+>() {}
+
+const make = Effect.gen(function* () {
+  const server = yield* HttpServer.HttpServer
+  const address = server.address
+  if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP server")
+  const baseUrl = `http://127.0.0.1:${address.port}`
+  const sql = yield* SqlClient.SqlClient
+  const accounts = yield* Accounts
+  const keys = yield* ApiKeys
+  let counter = 0
+  const next = () => ++counter
+
+  const makeKey = (accountId: AccountId, options?: { readonly admin?: boolean }) =>
+    keys
+      .create({ accountId, name: `key ${next()}`, isAdmin: options?.admin ?? false })
+      .pipe(Effect.map((created) => created.key))
+
+  return TestApp.of({
+    baseUrl,
+    fetch: (path, init) => Effect.promise(() => fetch(`${baseUrl}${path}`, init)),
+    makeAccount: (options) =>
+      Effect.gen(function* () {
+        const email = options?.email ?? `user${next()}@example.com`
+        const { accountId } = yield* accounts.create({
+          email,
+          name: `Account ${email}`,
+          password: Option.fromNullable(options?.password),
+          isAdmin: options?.admin ?? false
+        })
+        const key = yield* makeKey(accountId, { admin: options?.admin ?? false })
+        return { accountId, key, email }
+      }).pipe(Effect.orDie),
+    makeKey,
+    makeSite: (accountId, fields) =>
+      sql<{ id: SiteId }>`insert into sites ${sql.insert({
+        account_id: accountId,
+        name: `Site ${next()}`,
+        website_url: `https://site${counter}.example.com`,
+        ...fields
+      })} returning id`.pipe(
+        Effect.map((rows) => rows[0]!.id),
+        Effect.orDie
+      ),
+    makeArticle: (siteId, fields) =>
+      sql<{ id: ArticleId }>`insert into articles ${sql.insert({
+        site_id: siteId,
+        title: `Article ${next()}`,
+        url: `https://example.com/blog/article-${counter}`,
+        status: "published",
+        body: "<p>Some text.</p>",
+        word_count: 2,
+        ...fields
+      })} returning id`.pipe(
+        Effect.map((rows) => rows[0]!.id),
+        Effect.orDie
+      ),
+    makeBacklink: (siteId, fields) =>
+      sql<{ id: BacklinkId }>`insert into backlinks ${sql.insert({
+        site_id: siteId,
+        acquired_at: "2026-10-02T00:00:00Z",
+        source_domain: "news.example.org",
+        source_url: `https://news.example.org/${next()}`,
+        target_url: "https://example.com/",
+        anchor_text: "example",
+        anchor_type: "branded",
+        status: "live",
+        category: "industry",
+        ...fields
+      })} returning id`.pipe(
+        Effect.map((rows) => rows[0]!.id),
+        Effect.orDie
+      )
+  })
+})
+
+/** The whole service on 127.0.0.1 with a free port, on a fresh database. */
+export const TestServerLive = Layer.effect(TestApp, make).pipe(
+  Layer.provideMerge(HttpServerLive({ port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(TestDatabaseLive)
+)
