@@ -10,7 +10,7 @@ type Json = Record<string, unknown>
 
 /**
  * Decode failures are answered 422 `validation_error` (see Http/Errors.ts), so the framework's always-listed
- * 400 is removed from every operation of the document.
+ * 400, and the schemas only it used, are removed from the document.
  */
 const withoutStatus400 = (spec: Json): Json => {
   const paths: Record<string, Json> = {}
@@ -22,7 +22,9 @@ const withoutStatus400 = (spec: Json): Json => {
       })
     )
   }
-  return { ...spec, paths }
+  const components = spec["components"] as { schemas: Record<string, unknown> }
+  const { HttpApiDecodeError: _d, Issue: _i, PropertyKey: _p, ...schemas } = components.schemas
+  return { ...spec, paths, components: { ...components, schemas } }
 }
 
 export class Api extends HttpApi.make("content-backlink-service")

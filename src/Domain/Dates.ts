@@ -11,8 +11,11 @@ export const isCalendarDate = (s: string): boolean => {
 
 /** A calendar date `YYYY-MM-DD` (UTC); impossible days such as `2026-02-30` are refused. */
 export const CalendarDate = Schema.String.pipe(
-  Schema.filter(isCalendarDate, { message: () => "must be a calendar date YYYY-MM-DD" })
-).annotations({ jsonSchema: { type: "string", format: "date" } })
+  Schema.filter(isCalendarDate, {
+    message: () => "must be a calendar date YYYY-MM-DD",
+    jsonSchema: { format: "date" }
+  })
+)
 
 /** Formats a Date as the `YYYY-MM-DD` UTC day it falls on. */
 export const toCalendarDate = (date: Date): string => date.toISOString().slice(0, 10)

@@ -10,8 +10,12 @@ const IntegerFromString = Schema.NumberFromString.pipe(Schema.int({ message: () 
 export const PageQuery = {
   page: Schema.optionalWith(
     IntegerFromString.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" })).annotations({
-      description: "Page number, starting at 1. A page past last_page returns an empty data array.",
-      jsonSchema: { type: "integer", minimum: 1, default: 1 }
+      jsonSchema: {
+        type: "integer",
+        minimum: 1,
+        default: 1,
+        description: "Page number, starting at 1. A page past last_page returns an empty data array."
+      }
     }),
     { default: () => 1 }
   ),
@@ -20,8 +24,13 @@ export const PageQuery = {
       Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }),
       lessThanOrEqualTo(MAX_PER_PAGE)
     ).annotations({
-      description: `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}). Over ${MAX_PER_PAGE}: 422 validation_error with limit ${MAX_PER_PAGE}.`,
-      jsonSchema: { type: "integer", minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE }
+      jsonSchema: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_PER_PAGE,
+        default: DEFAULT_PER_PAGE,
+        description: `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}). Over ${MAX_PER_PAGE}: 422 validation_error with limit ${MAX_PER_PAGE}.`
+      }
     }),
     { default: () => DEFAULT_PER_PAGE }
   )
