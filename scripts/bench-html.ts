@@ -1,0 +1,120 @@
+// Times the HTML work of one article write on a realistic ~200 KB body: apply 50 replacements, sanitise the new
+// body, check its protected links against the current one. Then times sanitize-html on the same inputs with an
+// equivalent allow-list, for scale. Two inputs: the PATCH case (replacements on the canonical body, so the result is
+// nearly canonical) and the PUT case (editor HTML with wrappers and classes that the sanitiser has to remove).
+// Run: npm run bench:html
+import { performance } from "node:perf_hooks"
+import sanitizeHtml from "sanitize-html"
+import { checkProtectedLinks } from "../src/Html/ProtectedLinks.js"
+import { applyReplacements, type Replacement } from "../src/Html/Replacements.js"
+import { sanitize } from "../src/Html/Sanitize.js"
+
+const warmup = 30
+const iterations = 200
+
+const sentence = (n: number): string =>
+  `Sentence ${n} explains how a <strong>local plumber</strong> keeps boilers, radiators and <em>pipes</em> in good order through the winter months.`
+
+/** Paragraphs, headings, lists, ordinary links and 30 protected links, about 200 KB in all. */
+const makeBody = (): string => {
+  const parts: Array<string> = []
+  let protectedLinks = 0
+  for (let section = 0; parts.join("").length < 212_000; section++) {
+    parts.push(`<h2>Section ${section}: choosing a heating engineer</h2>`)
+    for (let paragraph = 0; paragraph < 4; paragraph++) {
+      const n = section * 10 + paragraph
+      const link =
+        paragraph === 1 && protectedLinks < 30
+          ? `<a href="https://client${protectedLinks}.example/" data-service-protected="${protectedLinks++ % 3 === 0 ? "internal" : "backlink"}">trusted engineer ${section}</a>`
+          : `<a href="https://example.org/read/${n}" title="More">further reading</a>`
+      parts.push(
+        `<p class="lead">${sentence(n)} ${sentence(n + 1)} Marker-${n}-end. See ${link} for details. ${sentence(n + 2)}</p>`
+      )
+    }
+    parts.push(
+      `<div class="box"><ul><li>Check the pressure</li><li>Bleed the radiators</li><li>Book a service for item ${section}</li></ul></div><!-- /box -->`
+    )
+  }
+  return parts.join("")
+}
+
+const canonical = (html: string): string => {
+  const result = sanitize(html)
+  if (result._tag !== "Ok") throw new Error(`benchmark body rejected: ${result.construct}`)
+  return result.html
+}
+
+const editorHtml = makeBody()
+const current = canonical(editorHtml)
+const replacements: Array<Replacement> = Array.from({ length: 50 }, (_, i) => ({
+  find: `Marker-${i * 10}-end.`,
+  replace: `Updated marker ${i}.`
+}))
+const next = applyReplacements(current, replacements)
+if (next._tag !== "Ok") throw new Error(`benchmark replacements conflict at ${next.index}`)
+
+const time = (run: () => void): { median: number; p99: number } => {
+  for (let i = 0; i < warmup; i++) run()
+  const samples: Array<number> = []
+  for (let i = 0; i < iterations; i++) {
+    const start = performance.now()
+    run()
+    samples.push(performance.now() - start)
+  }
+  samples.sort((a, b) => a - b)
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)]!
+  return { median: at(0.5), p99: at(0.99) }
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`
+
+const sanitizeHtmlOptions: sanitizeHtml.IOptions = {
+  allowedTags: [
+    ..."h1 h2 h3 h4 h5 h6 p br hr ul ol li a strong b em i u s sub sup mark small blockquote q code pre kbd".split(" "),
+    ..."figure figcaption img table thead tbody tfoot tr th td caption colgroup col dl dt dd span abbr cite del ins".split(
+      " "
+    )
+  ],
+  allowedAttributes: {
+    a: ["href", "title", "rel", "target", { name: "data-service-protected", values: ["backlink", "internal"] }],
+    img: ["src", "alt", "title", "width", "height", "loading"],
+    th: ["colspan", "rowspan", "scope"],
+    td: ["colspan", "rowspan", "scope"],
+    ol: ["start", "reversed", "type"],
+    col: ["span"],
+    colgroup: ["span"]
+  },
+  allowedSchemes: ["http", "https", "mailto", "tel"],
+  allowProtocolRelative: true
+}
+
+const write = time(() => {
+  const replaced = applyReplacements(current, replacements)
+  if (replaced._tag !== "Ok") throw new Error("conflict")
+  const sanitized = sanitize(replaced.body)
+  if (sanitized._tag !== "Ok") throw new Error("rejected")
+  if (checkProtectedLinks(current, sanitized.html).length !== 0) throw new Error("protected links violated")
+})
+const replace = time(() => applyReplacements(current, replacements))
+const oursPatch = time(() => sanitize(next.body))
+const links = time(() => checkProtectedLinks(current, next.body))
+const oursPut = time(() => sanitize(editorHtml))
+const theirsPatch = time(() => sanitizeHtml(next.body, sanitizeHtmlOptions))
+const theirsPut = time(() => sanitizeHtml(editorHtml, sanitizeHtmlOptions))
+
+const line = (label: string, t: { median: number; p99: number }) =>
+  console.log(`${label.padEnd(58)} median ${ms(t.median).padStart(9)}   p99 ${ms(t.p99).padStart(9)}`)
+console.log(
+  `body ${(current.length / 1024).toFixed(0)} KB canonical (${(editorHtml.length / 1024).toFixed(0)} KB as written),`
+)
+console.log(`30 protected links, 50 replacements, ${iterations} timed iterations after ${warmup} warm-up`)
+line("PATCH write: applyReplacements + sanitize + checkProtectedLinks", write)
+line("  applyReplacements (50)", replace)
+line("  sanitize (near-canonical body)", oursPatch)
+line("  checkProtectedLinks", links)
+line("sanitize (editor HTML, needs a second pass)", oursPut)
+line("sanitize-html (near-canonical body)", theirsPatch)
+line("sanitize-html (editor HTML)", theirsPut)
+console.log(
+  `ratio ours / sanitize-html, median: near-canonical ${(oursPatch.median / theirsPatch.median).toFixed(2)}, editor HTML ${(oursPut.median / theirsPut.median).toFixed(2)}`
+)

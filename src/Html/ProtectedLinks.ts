@@ -1,0 +1,55 @@
+import { forEachElement, getAttribute, parseBody, textContent } from "./Fragment.js"
+
+export interface ProtectedLink {
+  readonly type: "backlink" | "internal"
+  readonly href: string
+  readonly text: string
+}
+
+const isProtectedType = (value: string | undefined): value is ProtectedLink["type"] =>
+  value === "backlink" || value === "internal"
+
+/**
+ * Every `<a data-service-protected="backlink|internal">` in document order, with its `href` and text as parsed
+ * (entities decoded). An `a` carrying the attribute with any other value is not a protected link. A protected `a`
+ * without `href` is still listed (with `href: ""`), so that it can neither be dropped nor forged unnoticed.
+ */
+export const extractProtectedLinks = (html: string): ReadonlyArray<ProtectedLink> => {
+  const links: Array<ProtectedLink> = []
+  forEachElement(parseBody(html), (element) => {
+    if (element.tagName !== "a") return
+    const type = getAttribute(element, "data-service-protected")
+    if (!isProtectedType(type)) return
+    links.push({ type, href: getAttribute(element, "href") ?? "", text: textContent(element) })
+  })
+  return links
+}
+
+// JSON of a fixed-order tuple: distinct links never share a key, whatever characters their fields contain.
+const keyOf = (link: ProtectedLink): string => JSON.stringify([link.type, link.href, link.text])
+
+/** The links of `links` left over once each one present in `available` (counted with multiplicity) is matched. */
+const unmatched = (links: ReadonlyArray<ProtectedLink>, available: ReadonlyArray<ProtectedLink>) => {
+  const remaining = new Map<string, number>()
+  for (const link of available) remaining.set(keyOf(link), (remaining.get(keyOf(link)) ?? 0) + 1)
+  return links.filter((link) => {
+    const count = remaining.get(keyOf(link)) ?? 0
+    if (count === 0) return true
+    remaining.set(keyOf(link), count - 1)
+    return false
+  })
+}
+
+/**
+ * The protected links an edit from `current` to `next` violates; empty when the edit is allowed.
+ *
+ * Links are compared as a multiset of (type, href, text), so moving them is fine. Reported, in this order: the
+ * links of `current` that `next` no longer has (removed, or altered in href, text or type), then the links of
+ * `next` that `current` does not have (forged, or extra copies). Both bodies should be canonical (sanitised):
+ * sanitising can itself duplicate a link (the parser clones a misnested `<a>`), and that must count.
+ */
+export const checkProtectedLinks = (current: string, next: string): ReadonlyArray<ProtectedLink> => {
+  const before = extractProtectedLinks(current)
+  const after = extractProtectedLinks(next)
+  return [...unmatched(before, after), ...unmatched(after, before)]
+}

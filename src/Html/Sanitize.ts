@@ -1,0 +1,188 @@
+import { html } from "parse5"
+import {
+  type ChildNode,
+  type Element,
+  type Fragment,
+  isElement,
+  isText,
+  parseBody,
+  type StartTag,
+  serializeBody
+} from "./Fragment.js"
+
+export type SanitizeResult =
+  | { readonly _tag: "Ok"; readonly html: string }
+  | { readonly _tag: "Disallowed"; readonly construct: string }
+
+// --- Detection: dangerous content is rejected, never silently stripped --------------------------------------
+
+/** Elements that can run script, load active content or change how the rest of the page is parsed or resolved. */
+const forbiddenElements: ReadonlySet<string> = new Set([
+  "script",
+  "iframe",
+  "object",
+  "embed",
+  "style",
+  "plaintext",
+  "frame",
+  "frameset",
+  "applet",
+  "base",
+  "link",
+  "meta",
+  "svg",
+  "math",
+  "template"
+])
+
+const urlAttributes: ReadonlySet<string> = new Set([
+  "href",
+  "src",
+  "action",
+  "formaction",
+  "xlink:href",
+  "poster",
+  "srcset",
+  "background",
+  "data",
+  "cite"
+])
+
+const dangerousSchemes = ["javascript:", "data:", "vbscript:"] as const
+
+/**
+ * What a browser ignores when it reads a URL's scheme (tabs and newlines anywhere, control characters and spaces
+ * around it), removed everywhere and lower-cased, so `java&#x09;script:` and `JaVaScRiPt:` look like `javascript:`.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what browsers skip in URLs
+const normalizeUrl = (value: string): string => value.replace(/[\u0000-\u0020\u007f]/g, "").toLowerCase()
+
+const dangerousScheme = (name: string, value: string): string | undefined => {
+  // srcset is a comma-separated list of candidates; judge each one, not only the first.
+  const candidates = name === "srcset" ? value.split(",") : [value]
+  for (const candidate of candidates) {
+    const url = normalizeUrl(candidate)
+    const scheme = dangerousSchemes.find((prefix) => url.startsWith(prefix))
+    if (scheme !== undefined) return scheme
+  }
+  return undefined
+}
+
+/** Names the first dangerous construct of a start tag: the element itself, then its attributes in source order. */
+const disallowedIn = (tag: StartTag): string | undefined => {
+  if (forbiddenElements.has(tag.tagName)) return `<${tag.tagName}> element`
+  for (const attr of tag.attrs) {
+    const name = attr.name.toLowerCase()
+    if (name.startsWith("on")) return `${name} attribute`
+    if (urlAttributes.has(name)) {
+      const scheme = dangerousScheme(name, attr.value)
+      if (scheme !== undefined) return `${scheme} URL in ${name}`
+    }
+  }
+  return undefined
+}
+
+// --- Allow-list: everything else is reduced to the canonical body ----------------------------------------------
+
+const allowedElements: ReadonlySet<string> = new Set(
+  [
+    "h1 h2 h3 h4 h5 h6 p br hr ul ol li a strong b em i u s sub sup mark small blockquote q code pre kbd",
+    "figure figcaption img table thead tbody tfoot tr th td caption colgroup col dl dt dd span abbr cite del ins"
+  ]
+    .join(" ")
+    .split(" ")
+)
+
+const allowedAttributes: Readonly<Record<string, ReadonlySet<string>>> = {
+  a: new Set(["href", "title", "rel", "target", "data-service-protected"]),
+  img: new Set(["src", "alt", "title", "width", "height", "loading"]),
+  th: new Set(["colspan", "rowspan", "scope"]),
+  td: new Set(["colspan", "rowspan", "scope"]),
+  ol: new Set(["start", "reversed", "type"]),
+  col: new Set(["span"]),
+  colgroup: new Set(["span"])
+}
+
+const allowedSchemes: ReadonlySet<string> = new Set(["http", "https", "mailto", "tel"])
+
+const protectedValues: ReadonlySet<string> = new Set(["backlink", "internal"])
+
+/** A URL is kept when it is relative or its scheme is one of http, https, mailto, tel. */
+const isAllowedUrl = (value: string): boolean => {
+  const scheme = /^([a-z][a-z0-9+.-]*):/.exec(normalizeUrl(value))
+  return scheme === null || allowedSchemes.has(scheme[1]!)
+}
+
+const keepAttribute = (tagName: string, name: string, value: string): boolean => {
+  if (allowedAttributes[tagName]?.has(name) !== true) return false
+  if (name === "href" || name === "src") return isAllowedUrl(value)
+  if (name === "data-service-protected") return protectedValues.has(value)
+  return true
+}
+
+const isAllowed = (element: Element): boolean =>
+  element.namespaceURI === html.NS.HTML && allowedElements.has(element.tagName)
+
+/**
+ * Appends `node` to `out`, after filtering it: allowed elements keep their allowed attributes, other elements are
+ * replaced by their (filtered) children, comments and doctypes go, and adjacent text is merged.
+ */
+const appendFiltered = (out: Array<ChildNode>, node: ChildNode, parent: Element | Fragment): void => {
+  if (isText(node)) {
+    const last = out[out.length - 1]
+    if (last !== undefined && isText(last)) {
+      last.value += node.value
+    } else {
+      node.parentNode = parent
+      out.push(node)
+    }
+    return
+  }
+  if (!isElement(node)) return
+  if (isAllowed(node)) {
+    filterChildren(node)
+    node.attrs = node.attrs.filter((attr) => keepAttribute(node.tagName, attr.name, attr.value))
+    node.parentNode = parent
+    out.push(node)
+    return
+  }
+  for (const child of node.childNodes) appendFiltered(out, child, parent)
+}
+
+const filterChildren = (parent: Element | Fragment): void => {
+  const kept: Array<ChildNode> = []
+  for (const child of parent.childNodes) appendFiltered(kept, child, parent)
+  parent.childNodes = kept
+}
+
+const sanitizeOnce = (source: string): SanitizeResult => {
+  let construct: string | undefined
+  const fragment = parseBody(source, (tag) => {
+    construct ??= disallowedIn(tag)
+  })
+  if (construct !== undefined) return { _tag: "Disallowed", construct }
+  filterChildren(fragment)
+  return { _tag: "Ok", html: serializeBody(fragment) }
+}
+
+/**
+ * Unwrapping can leave nestings the parser would not build itself (`<p><button><p>` becomes `<p><p>`), so the
+ * serialised text can parse into a different tree. Re-running until the text is stable makes the result a fixed
+ * point: a canonical body takes one pass, other HTML two, and the rare misnesting the parser rewrites three.
+ */
+const maxPasses = 6
+
+/**
+ * Rejects dangerous content (naming the first offending construct in source order), then reduces the rest to the
+ * canonical body: allowed elements and attributes only, serialised by parse5. Idempotent on its own output.
+ */
+export const sanitize = (source: string): SanitizeResult => {
+  let input = source
+  for (let pass = 0; pass < maxPasses; pass++) {
+    const result = sanitizeOnce(input)
+    // Output equal to its input is a fixed point by definition: an already canonical body costs one pass.
+    if (result._tag === "Disallowed" || result.html === input) return result
+    input = result.html
+  }
+  return { _tag: "Disallowed", construct: "markup that does not settle into a stable form" }
+}
