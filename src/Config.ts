@@ -12,6 +12,8 @@ export const AppConfig = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   /** The address clients use to reach the service; defaults to http://localhost:PORT. */
   publicBaseUrl: Config.option(Config.url("PUBLIC_BASE_URL")),
+  /** Where uploaded images are kept; defaults to DATA_DIR/media. */
+  mediaDir: Config.option(Config.string("MEDIA_DIR")),
   /** When false, `cbs serve` does not import the demo data set into an empty database. */
   seedDemo: Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
   /** How long in-flight requests may run after SIGTERM before the process exits. */
@@ -26,3 +28,7 @@ export const publicBaseUrl = (config: AppConfig, port: number): string =>
     onNone: () => `http://localhost:${port}`,
     onSome: (url) => url.toString().replace(/\/+$/, "")
   })
+
+/** The media directory: MEDIA_DIR, or DATA_DIR/media. */
+export const mediaDirectory = (config: AppConfig): string =>
+  Option.getOrElse(config.mediaDir, () => `${config.dataDir.replace(/\/+$/, "")}/media`)

@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
+import { ArticleEdits } from "./ArticleEdits.js"
 import { ArticlesHttpLive } from "./Articles/Http.js"
 import { Articles } from "./Articles.js"
 import { Accounts } from "./Auth/Accounts.js"
@@ -11,7 +12,10 @@ import { AuthenticationLive } from "./Auth/Http.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
 import { ClientErrorsLive } from "./Http/Errors.js"
+import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { serverMiddleware } from "./Http/Server.js"
+import { MediaRoutesLive } from "./Media/Http.js"
+import { MediaStore } from "./Media/MediaStore.js"
 import { MetaHttpLive } from "./Meta/Http.js"
 import { SitesHttpLive } from "./Sites/Http.js"
 import { Sites } from "./Sites.js"
@@ -24,6 +28,7 @@ export const ServicesLive = Layer.mergeAll(
   Articles.Default,
   Backlinks.Default,
   Stats.Default,
+  ArticleEdits.Default,
   Accounts.Default,
   ApiKeys.Default
 )
@@ -33,11 +38,15 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(AuthenticationLive)
 )
 
+/** Uploaded media: stored by the edit endpoints, served at /media. Their addresses need the server's public URL. */
+const MediaLive = MediaStore.Default.pipe(Layer.provide(PublicUrlLive))
+
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
   HttpApiBuilder.serve(serverMiddleware).pipe(
-    Layer.provide(ClientErrorsLive),
+    Layer.provide([ClientErrorsLive, MediaRoutesLive]),
     Layer.provide(ApiLive),
+    Layer.provide(MediaLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, listen))
   )

@@ -1,9 +1,24 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../Auth/Api.js"
 import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
+import {
+  FeaturedImageJson,
+  FeaturedImageMultipart,
+  PatchArticlePayload,
+  UpdateArticlePayload
+} from "../Domain/ArticleEdits.js"
 import { DateRangeQuery } from "../Domain/Dates.js"
-import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
+import {
+  DisallowedHtmlBody,
+  ImageTooLargeBody,
+  NotFoundBody,
+  PayloadTooLargeBody,
+  ProtectedLinkViolationBody,
+  ReplacementConflictBody,
+  UnsupportedImageBody,
+  ValidationErrorBody
+} from "../Domain/Errors.js"
 import { ArticleId, PathId, SiteId } from "../Domain/Ids.js"
 import { DataResponse, ListResponse, PageQuery } from "../Domain/Pagination.js"
 
@@ -42,6 +57,55 @@ export class ArticlesApi extends HttpApiGroup.make("articles")
       .annotate(
         OpenApi.Description,
         "Returns the article with its canonical HTML body and the protected links found in it."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("updateArticle", "/articles/:id")
+      .setPath(ArticlePath)
+      .setPayload(UpdateArticlePayload)
+      .addSuccess(DataResponse(ArticleWithBody))
+      .addError(NotFoundBody)
+      .addError(ValidationErrorBody)
+      .addError(DisallowedHtmlBody)
+      .addError(ProtectedLinkViolationBody)
+      .addError(PayloadTooLargeBody)
+      .annotate(OpenApi.Summary, "Replace an article's title and body")
+      .annotate(
+        OpenApi.Description,
+        "Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision with origin API; an edit that changes nothing stores none. Nothing is saved on any error."
+      )
+  )
+  .add(
+    HttpApiEndpoint.patch("patchArticle", "/articles/:id")
+      .setPath(ArticlePath)
+      .setPayload(PatchArticlePayload)
+      .addSuccess(DataResponse(ArticleWithBody))
+      .addError(NotFoundBody)
+      .addError(ReplacementConflictBody)
+      .addError(ValidationErrorBody)
+      .addError(DisallowedHtmlBody)
+      .addError(ProtectedLinkViolationBody)
+      .addError(PayloadTooLargeBody)
+      .annotate(OpenApi.Summary, "Edit an article in small steps")
+      .annotate(
+        OpenApi.Description,
+        "Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of title, meta_description and replacements is needed (422)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("replaceFeaturedImage", "/articles/:id/featured-image")
+      .setPath(ArticlePath)
+      .setPayload(Schema.Union(HttpApiSchema.Multipart(FeaturedImageMultipart), FeaturedImageJson))
+      .addSuccess(DataResponse(Article))
+      .addError(NotFoundBody)
+      .addError(ValidationErrorBody)
+      .addError(UnsupportedImageBody)
+      .addError(ImageTooLargeBody)
+      .addError(PayloadTooLargeBody)
+      .annotate(OpenApi.Summary, "Replace an article's featured image")
+      .annotate(
+        OpenApi.Description,
+        "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision with origin API."
       )
   )
   .middleware(Authentication)

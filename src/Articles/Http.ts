@@ -1,13 +1,22 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import { ArticleEdits } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { CurrentCredential } from "../Auth/CurrentCredential.js"
+import { Article } from "../Domain/Article.js"
+import { ValidationError } from "../Domain/Errors.js"
 import { requireId } from "../Http/RequireId.js"
+import { MediaStore } from "../Media/MediaStore.js"
 
 export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers) =>
   Effect.gen(function* () {
     const articles = yield* Articles
+    const edits = yield* ArticleEdits
+    const media = yield* MediaStore
+    const apiContext = (reason: string | undefined) =>
+      Effect.map(CurrentCredential, (credential) => ({ credential, origin: "API" as const, reason }))
+
     return handlers
       .handle("listArticles", ({ path, urlParams }) =>
         Effect.gen(function* () {
@@ -19,6 +28,35 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
           return { data: yield* articles.get(yield* CurrentCredential, id) }
+        })
+      )
+      .handle("updateArticle", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const id = yield* requireId(path.id, "article")
+          return { data: yield* edits.replace(yield* apiContext(payload.reason), id, payload) }
+        })
+      )
+      .handle("patchArticle", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const id = yield* requireId(path.id, "article")
+          return { data: yield* edits.patch(yield* apiContext(payload.reason), id, payload) }
+        })
+      )
+      .handle("replaceFeaturedImage", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const id = yield* requireId(path.id, "article")
+          const context = yield* apiContext(payload.reason)
+          // Both an uploaded image and a url: the upload wins.
+          const image = "image" in payload ? payload.image : undefined
+          const url =
+            image !== undefined
+              ? yield* Effect.flatMap(media.store(image.path), media.urlOf)
+              : payload.url !== undefined
+                ? payload.url
+                : yield* new ValidationError({ message: "Send an image file or a url." })
+          const saved = yield* edits.setFeaturedImage(context, id, url)
+          const { body: _body, protected_links: _links, ...article } = saved
+          return { data: new Article(article) }
         })
       )
   })

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Article, type ArticleStatus } from "../Domain/Article.js"
-import { ArticleId, type SiteId } from "../Domain/Ids.js"
+import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
 
@@ -19,6 +19,19 @@ export class ArticleRow extends Schema.Class<ArticleRow>("ArticleRow")({
 }) {}
 
 const Total = Schema.Struct({ total: Schema.Number })
+
+/** The editable content of an article, as stored after a change. */
+export interface ArticleContent {
+  readonly title: string | null
+  readonly body: string
+  readonly meta_description: string | null
+  readonly featured_image_url: string | null
+}
+
+export interface ArticleChange extends ArticleContent {
+  readonly word_count: number
+  readonly revision: number
+}
 
 export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo", {
   effect: Effect.gen(function* () {
@@ -63,6 +76,31 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
               where a.id = ${articleId} ${scope === null ? sql`` : sql`and s.account_id = ${scope}`}`
       })(id).pipe(Effect.orDie)
 
-    return { list, findReadable }
+    /** The article for a change by `accountId`, locked until the transaction ends. */
+    const lockWritable = (accountId: AccountId, id: ArticleId) =>
+      SqlSchema.findOne({
+        Request: ArticleId,
+        Result: ArticleRow,
+        execute: (articleId) =>
+          sql`select ${columns}, a.body, a.meta_description, a.revision
+              from articles a join sites s on s.id = a.site_id
+              where a.id = ${articleId} and s.account_id = ${accountId}
+              for update of a`
+      })(id).pipe(Effect.orDie)
+
+    const saveChange = (id: ArticleId, change: ArticleChange) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: ArticleRow,
+        execute: () =>
+          sql`update articles a set
+                title = ${change.title}, body = ${change.body}, meta_description = ${change.meta_description},
+                featured_image_url = ${change.featured_image_url}, word_count = ${change.word_count},
+                revision = ${change.revision}, updated_at = now()
+              where a.id = ${id}
+              returning ${columns}, a.body, a.meta_description, a.revision`
+      })(undefined).pipe(Effect.orDie)
+
+    return { list, findReadable, lockWritable, saveChange }
   })
 }) {}

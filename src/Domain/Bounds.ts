@@ -11,10 +11,17 @@ export const limitOf = (message: string): number | undefined => {
   return match === null ? undefined : Number(match[1])
 }
 
-export const maxLength = (limit: number) =>
-  Schema.maxLength(limit, { message: () => atMostMessage(limit, "characters") })
+export const maxLength =
+  (limit: number) =>
+  <A extends string, I, R>(self: Schema.Schema<A, I, R>) =>
+    self.pipe(Schema.maxLength(limit, { message: () => atMostMessage(limit, "characters") }))
 
-export const maxItems = (limit: number) => Schema.maxItems(limit, { message: () => atMostMessage(limit, "items") })
+export const maxItems =
+  (limit: number) =>
+  <A extends ReadonlyArray<unknown>, I, R>(self: Schema.Schema<A, I, R>) =>
+    self.pipe(Schema.maxItems(limit, { message: () => atMostMessage(limit, "items") }))
 
-export const lessThanOrEqualTo = (limit: number) =>
-  Schema.lessThanOrEqualTo(limit, { message: () => atMostMessage(limit, "") })
+export const lessThanOrEqualTo =
+  (limit: number) =>
+  <A extends number, I, R>(self: Schema.Schema<A, I, R>) =>
+    self.pipe(Schema.lessThanOrEqualTo(limit, { message: () => atMostMessage(limit, "") }))

@@ -111,3 +111,40 @@ export const InternalErrorBody = wire(InternalError, "InternalError", {
   description: "An unexpected failure; the server log has the details under the response's X-Request-Id.",
   fields: messageOnly
 })
+
+export class ReplacementConflict extends Schema.TaggedError<ReplacementConflict>()(
+  "ReplacementConflict",
+  messageOnly
+) {}
+export const ReplacementConflictBody = wire(ReplacementConflict, "ReplacementConflict", {
+  error: "replacement_conflict",
+  status: 409,
+  description:
+    "A replacement's find did not occur exactly once (or, with all, at least once); the message gives its index and how many times it occurred. Nothing was saved.",
+  fields: messageOnly
+})
+
+export class DisallowedHtml extends Schema.TaggedError<DisallowedHtml>()("DisallowedHtml", messageOnly) {}
+export const DisallowedHtmlBody = wire(DisallowedHtml, "DisallowedHtml", {
+  error: "disallowed_html",
+  status: 422,
+  description:
+    "The body contains dangerous content (script, iframe, object, embed, style, an on* attribute, a javascript:/data:/vbscript: URL…); the message names the first offending construct. Nothing was saved.",
+  fields: messageOnly
+})
+
+export class UnsupportedImage extends Schema.TaggedError<UnsupportedImage>()("UnsupportedImage", messageOnly) {}
+export const UnsupportedImageBody = wire(UnsupportedImage, "UnsupportedImage", {
+  error: "unsupported_image",
+  status: 422,
+  description: "The uploaded file is not a JPEG, PNG, WebP, GIF or AVIF image (judged by its bytes).",
+  fields: messageOnly
+})
+
+export class ImageTooLarge extends Schema.TaggedError<ImageTooLarge>()("ImageTooLarge", withLimit) {}
+export const ImageTooLargeBody = wire(ImageTooLarge, "ImageTooLarge", {
+  error: "image_too_large",
+  status: 422,
+  description: "The uploaded image is larger than 10 MiB; limit is 10485760 bytes.",
+  fields: withLimit
+})

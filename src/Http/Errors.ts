@@ -1,9 +1,24 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import { Api } from "../Api.js"
+import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { limitOf } from "../Domain/Bounds.js"
-import { InternalError, InternalErrorBody, ValidationError, ValidationErrorBody } from "../Domain/Errors.js"
+import {
+  ImageTooLarge,
+  ImageTooLargeBody,
+  InternalError,
+  InternalErrorBody,
+  PayloadTooLarge,
+  PayloadTooLargeBody,
+  ValidationError,
+  ValidationErrorBody
+} from "../Domain/Errors.js"
 import { RequestId } from "./RequestId.js"
+
+/** Largest JSON (or other non-multipart) request body: a 200 KB article has ample room. */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024
+/** Largest multipart request body: a 10 MiB image and its fields. */
+export const MAX_MULTIPART_BYTES = MAX_IMAGE_BYTES + 1024 * 1024
 
 interface DecodeIssue {
   readonly path: ReadonlyArray<PropertyKey>
@@ -30,12 +45,16 @@ export const fromDecodeIssues = (issues: ReadonlyArray<DecodeIssue>): Validation
   })
 }
 
-const encodeValidationError = Schema.encodeSync(ValidationErrorBody)
-const encodeInternalError = Schema.encodeSync(InternalErrorBody)
+/** An error response built here rather than failed, so that every endpoint can answer it. */
+const respond =
+  <A, I>(schema: Schema.Schema<A, I>, status: number) =>
+  (error: A) =>
+    HttpServerResponse.unsafeJson(Schema.encodeSync(schema)(error), { status })
 
-/** A 422 response built here rather than failed, so that every endpoint can answer it. */
-const unprocessable = (error: ValidationError) =>
-  HttpServerResponse.unsafeJson(encodeValidationError(error), { status: 422 })
+const unprocessable = respond(ValidationErrorBody, 422)
+const imageTooLarge = respond(ImageTooLargeBody, 422)
+const payloadTooLarge = respond(PayloadTooLargeBody, 413)
+const internal = respond(InternalErrorBody, 500)
 
 /** A route that does not exist: the same JSON body as any other 404. */
 const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
@@ -50,32 +69,63 @@ const internalError = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const requestId = yield* RequestId
     yield* Effect.logError("Request failed", cause)
-    const body = encodeInternalError(
-      new InternalError({ message: `Something went wrong on our side. Request id: ${requestId}.` })
-    )
-    return HttpServerResponse.unsafeJson(body, { status: 500 })
+    return internal(new InternalError({ message: `Something went wrong on our side. Request id: ${requestId}.` }))
   })
 
+/** Multipart limits are raised as defects by the framework; they are the client's doing. */
+const fromMultipartError = (error: { readonly reason: string; readonly cause: unknown }, cap: number) => {
+  const reachedLimit = isTagged(error.cause, "ReachedLimit")
+  if (error.reason === "FileTooLarge" || (error.reason === "InternalError" && reachedLimit)) {
+    return imageTooLarge(new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES }))
+  }
+  if (error.reason === "BodyTooLarge") {
+    return payloadTooLarge(new PayloadTooLarge({ message: "The request body is too large.", limit: cap }))
+  }
+  return unprocessable(new ValidationError({ message: "The multipart body could not be read." }))
+}
+
 /**
- * Client mistakes are 422 `validation_error`, never the framework's 400 or a 500: schema decode failures,
- * and body-read failures (malformed JSON, a body that is not what the content type says), which the framework
- * raises as defects. An unknown route is a JSON 404; any other defect a JSON 500. Declared API errors pass
- * through to be encoded by the framework.
+ * Request hygiene and client mistakes, for every API route:
+ * - a body declared larger than the cap is refused with 413 before it is read (an undeclared one is cut off there);
+ * - schema decode failures and unreadable bodies (malformed JSON, a wrong content type), which the framework
+ *   reports as a 400 or as defects, are 422 `validation_error`; an image over 10 MiB is 422 `image_too_large`;
+ * - an unknown route is a JSON 404, any other defect a JSON 500 without internals.
+ * Declared API errors pass through to be encoded by the framework.
  */
 export const ClientErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
-  Effect.catchAllCause(app, (cause) => {
-    const failure = Cause.failureOption(cause) as Option.Option<unknown>
-    if (Option.isSome(failure) && isTagged(failure.value, "HttpApiDecodeError")) {
-      const { issues } = failure.value as unknown as { readonly issues: ReadonlyArray<DecodeIssue> }
-      return Effect.succeed(unprocessable(fromDecodeIssues(issues)))
-    }
-    const defect = Cause.dieOption(cause)
-    if (Option.isSome(defect) && isTagged(defect.value, "RequestError")) {
-      return Effect.succeed(
-        unprocessable(new ValidationError({ message: "The request body could not be read as its content type says." }))
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const multipart = (request.headers["content-type"] ?? "").toLowerCase().includes("multipart/form-data")
+    const cap = multipart ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > cap) {
+      return payloadTooLarge(
+        new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
       )
     }
-    if (Option.isSome(failure) && isTagged(failure.value, "RouteNotFound")) return routeNotFound
-    return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause)
+    return yield* app.pipe(
+      Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES)),
+      HttpIncomingMessage.withMaxBodySize(Option.some(cap)),
+      Effect.catchAllCause((cause) => {
+        const failure = Cause.failureOption(cause) as Option.Option<unknown>
+        if (Option.isSome(failure) && isTagged(failure.value, "HttpApiDecodeError")) {
+          const { issues } = failure.value as unknown as { readonly issues: ReadonlyArray<DecodeIssue> }
+          return Effect.succeed(unprocessable(fromDecodeIssues(issues)))
+        }
+        if (Option.isSome(failure) && isTagged(failure.value, "RouteNotFound")) return routeNotFound
+        const defect = Cause.dieOption(cause)
+        if (Option.isSome(defect) && isTagged(defect.value, "MultipartError")) {
+          return Effect.succeed(fromMultipartError(defect.value as unknown as Multipart.MultipartError, cap))
+        }
+        if (Option.isSome(defect) && isTagged(defect.value, "RequestError")) {
+          return Effect.succeed(
+            unprocessable(
+              new ValidationError({ message: "The request body could not be read as its content type says." })
+            )
+          )
+        }
+        return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause)
+      })
+    )
   })
 )

@@ -8,7 +8,7 @@ import { RequestId } from "./RequestId.js"
  * included) and attached to every log line; a 401 says how to authenticate. Responses are added to through a
  * pre-response handler because the server has already sent them by the time a middleware's effect returns.
  */
-export const serverMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function* () {
     const requestId = randomUUID()
     yield* HttpApp.appendPreResponseHandler((_request, response) => {

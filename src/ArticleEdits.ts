@@ -1,0 +1,146 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
+import { withBody } from "./Articles.js"
+import { type RevisionOrigin, RevisionsRepo } from "./Audit/RevisionsRepo.js"
+import type { Credential } from "./Auth/CurrentCredential.js"
+import type { PatchArticlePayload, UpdateArticlePayload } from "./Domain/ArticleEdits.js"
+import {
+  DisallowedHtml,
+  NotFound,
+  ProtectedLinkViolation,
+  ReplacementConflict,
+  ValidationError
+} from "./Domain/Errors.js"
+import type { ArticleId } from "./Domain/Ids.js"
+import { checkProtectedLinks } from "./Html/ProtectedLinks.js"
+import { applyReplacements } from "./Html/Replacements.js"
+import { sanitize } from "./Html/Sanitize.js"
+import { wordCount } from "./Html/WordCount.js"
+
+/** Who makes a change and through which door; recorded with the revision. */
+export interface EditContext {
+  readonly credential: Credential
+  readonly origin: RevisionOrigin
+  readonly reason?: string | undefined
+}
+
+const canonicalBody = (html: string) => {
+  const result = sanitize(html)
+  return result._tag === "Ok"
+    ? Effect.succeed(result.html)
+    : Effect.fail(new DisallowedHtml({ message: `The body contains a disallowed construct: ${result.construct}.` }))
+}
+
+const sameContent = (a: ArticleContent, b: ArticleContent) =>
+  a.title === b.title &&
+  a.body === b.body &&
+  a.meta_description === b.meta_description &&
+  a.featured_image_url === b.featured_image_url
+
+export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
+  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default],
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const articles = yield* ArticlesRepo
+    const revisions = yield* RevisionsRepo
+
+    /**
+     * Runs one change in one transaction with the article row locked, so that concurrent changes apply one after
+     * the other and none is lost. `edit` computes the new content from the current row; the protected-link check
+     * runs on the result. A change that changes nothing stores no revision.
+     */
+    const change = <E>(
+      context: EditContext,
+      id: ArticleId,
+      edit: (current: ArticleRow) => Effect.Effect<ArticleContent, E>
+    ) =>
+      Effect.gen(function* () {
+        const found = yield* articles.lockWritable(context.credential.accountId, id)
+        if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
+        const current = found.value
+        const next = yield* edit(current)
+        if (sameContent(current, next)) return withBody(current)
+        if (next.body !== current.body) {
+          const concerned = checkProtectedLinks(current.body, next.body)
+          if (concerned.length > 0) {
+            return yield* new ProtectedLinkViolation({
+              message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
+              protected_links: concerned
+            })
+          }
+        }
+        const revision = current.revision + 1
+        const saved = yield* articles.saveChange(id, { ...next, word_count: wordCount(next.body), revision })
+        yield* revisions.insert({
+          article_id: id,
+          number: revision,
+          origin: context.origin,
+          reason: context.reason ?? null,
+          api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
+          user_id: context.credential.kind === "user" ? context.credential.id : null,
+          ...next
+        })
+        return withBody(saved)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    /** PUT: a new body (and title). */
+    const replace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
+      change(context, id, (current) =>
+        Effect.map(canonicalBody(payload.body), (body) => ({
+          ...current,
+          title: payload.title === undefined ? current.title : payload.title.trim(),
+          body
+        }))
+      )
+
+    /** PATCH: title, meta description and in-order replacements on the canonical body. */
+    const patch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
+      payload.title === undefined && payload.meta_description === undefined && payload.replacements === undefined
+        ? Effect.fail(
+            new ValidationError({ message: "Send at least one of title, meta_description and replacements." })
+          )
+        : change(context, id, (current) =>
+            Effect.gen(function* () {
+              let body = current.body
+              if (payload.replacements !== undefined && payload.replacements.length > 0) {
+                const replaced = applyReplacements(current.body, payload.replacements)
+                if (replaced._tag === "Conflict") {
+                  const expected = payload.replacements[replaced.index]?.all === true ? "at least once" : "exactly once"
+                  return yield* new ReplacementConflict({
+                    message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
+                  })
+                }
+                body = yield* canonicalBody(replaced.body)
+              }
+              return {
+                ...current,
+                title: payload.title === undefined ? current.title : payload.title.trim(),
+                meta_description: payload.meta_description ?? current.meta_description,
+                body
+              }
+            })
+          )
+
+    /** A new featured image address. */
+    const setFeaturedImage = (context: EditContext, id: ArticleId, url: string) =>
+      change(context, id, (current) => Effect.succeed({ ...current, featured_image_url: url })).pipe(
+        // The body is untouched, so no protected link can be concerned.
+        Effect.catchTag("ProtectedLinkViolation", Effect.die)
+      )
+
+    /** Restoring revision N stores a new revision with N's content, after the same protected-link check. */
+    const restore = (context: EditContext, id: ArticleId, number: number) =>
+      change(context, id, (current) =>
+        Effect.gen(function* () {
+          const revision = yield* revisions.find(id, number)
+          if (Option.isNone(revision))
+            return yield* new NotFound({ message: `Article ${id} has no revision ${number}.` })
+          const { title, body, meta_description, featured_image_url } = revision.value
+          return { ...current, title, body, meta_description, featured_image_url }
+        })
+      )
+
+    return { replace, patch, setFeaturedImage, restore, history: revisions.listForArticle }
+  })
+}) {}

@@ -1,0 +1,66 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { ArticleId } from "../Domain/Ids.js"
+
+export const RevisionOrigin = Schema.Literal("API", "MCP", "editor", "rewrite")
+export type RevisionOrigin = typeof RevisionOrigin.Type
+
+export class RevisionRow extends Schema.Class<RevisionRow>("RevisionRow")({
+  article_id: ArticleId,
+  number: Schema.Number,
+  origin: RevisionOrigin,
+  reason: Schema.NullOr(Schema.String),
+  api_key_id: Schema.NullOr(Schema.Number),
+  user_id: Schema.NullOr(Schema.Number),
+  title: Schema.NullOr(Schema.String),
+  body: Schema.String,
+  meta_description: Schema.NullOr(Schema.String),
+  featured_image_url: Schema.NullOr(Schema.String),
+  created_at: Schema.String
+}) {}
+
+const NewRevision = Schema.Struct({
+  article_id: ArticleId,
+  number: Schema.Number,
+  origin: RevisionOrigin,
+  reason: Schema.NullOr(Schema.String),
+  api_key_id: Schema.NullOr(Schema.Number),
+  user_id: Schema.NullOr(Schema.Number),
+  title: Schema.NullOr(Schema.String),
+  body: Schema.String,
+  meta_description: Schema.NullOr(Schema.String),
+  featured_image_url: Schema.NullOr(Schema.String)
+})
+
+export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/RevisionsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql`article_id, number, origin, reason, api_key_id, user_id, title, body, meta_description,
+      featured_image_url, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at`
+
+    const insert = SqlSchema.void({
+      Request: NewRevision,
+      execute: (revision) => sql`insert into article_revisions ${sql.insert(revision)}`
+    })
+
+    const find = SqlSchema.findOne({
+      Request: Schema.Struct({ article_id: ArticleId, number: Schema.Number }),
+      Result: RevisionRow,
+      execute: (req) =>
+        sql`select ${columns} from article_revisions where article_id = ${req.article_id} and number = ${req.number}`
+    })
+
+    // Newest first, along article_revisions_article_number_key.
+    const listForArticle = SqlSchema.findAll({
+      Request: ArticleId,
+      Result: RevisionRow,
+      execute: (id) => sql`select ${columns} from article_revisions where article_id = ${id} order by number desc`
+    })
+
+    return {
+      insert: (revision: typeof NewRevision.Type) => insert(revision).pipe(Effect.orDie),
+      find: (articleId: ArticleId, number: number) => find({ article_id: articleId, number }).pipe(Effect.orDie),
+      listForArticle: (articleId: ArticleId) => listForArticle(articleId).pipe(Effect.orDie)
+    }
+  })
+}) {}

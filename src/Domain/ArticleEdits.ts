@@ -1,0 +1,100 @@
+import { Multipart } from "@effect/platform"
+import { Schema } from "effect"
+import { atMostMessage, maxItems, maxLength } from "./Bounds.js"
+
+export const MAX_TITLE = 255
+export const MAX_META_DESCRIPTION = 500
+export const MAX_REASON = 2000
+export const MAX_REPLACEMENTS = 50
+export const MAX_IMAGE_URL = 2048
+export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
+
+/** 1 to 255 characters once trimmed; stored trimmed. */
+export const Title = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
+  Schema.filter((s) => s.trim().length <= MAX_TITLE, {
+    message: () => atMostMessage(MAX_TITLE, "characters"),
+    jsonSchema: { minLength: 1, maxLength: MAX_TITLE }
+  })
+).annotations({ description: `Title, 1 to ${MAX_TITLE} characters after trimming; stored trimmed.` })
+
+export const Reason = Schema.String.pipe(maxLength(MAX_REASON)).annotations({
+  description: `Why the change was made (kept with the revision), up to ${MAX_REASON} characters.`
+})
+
+export const MetaDescription = Schema.String.pipe(maxLength(MAX_META_DESCRIPTION)).annotations({
+  description: `Meta description, 0 to ${MAX_META_DESCRIPTION} characters.`
+})
+
+export const Body = Schema.String.annotations({
+  description:
+    "The new HTML body. Sanitised as the editor does: allowed content elements and attributes are kept, other elements unwrapped; scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused with 422 disallowed_html. Every protected link of the current body must be kept (it may move); none may be added."
+})
+
+export const Replacement = Schema.Struct({
+  find: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
+    description: "Exact, case-sensitive text to find in the body as GET returns it."
+  }),
+  replace: Schema.optional(Schema.String.annotations({ description: "Replacement text (default: empty)." })),
+  all: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "Replace every occurrence (at least one needed); otherwise find must occur exactly once."
+    })
+  )
+}).annotations({ identifier: "Replacement", description: "One find-and-replace on the HTML body." })
+
+export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(
+  {
+    title: Schema.optional(Title),
+    body: Body,
+    reason: Schema.optional(Reason)
+  },
+  { description: "Replaces the title (optional) and the HTML body (required)." }
+) {}
+
+export class PatchArticlePayload extends Schema.Class<PatchArticlePayload>("PatchArticlePayload")(
+  {
+    title: Schema.optional(Title),
+    meta_description: Schema.optional(MetaDescription),
+    replacements: Schema.optional(
+      Schema.Array(Replacement)
+        .pipe(maxItems(MAX_REPLACEMENTS))
+        .annotations({
+          description: `Up to ${MAX_REPLACEMENTS} replacements, applied in order, each on the result of the one before. If any fails, nothing is saved (409 replacement_conflict).`
+        })
+    ),
+    reason: Schema.optional(Reason)
+  },
+  { description: "Small edits; at least one of title, meta_description and replacements." }
+) {}
+
+export const ImageUrl = Schema.String.pipe(
+  maxLength(MAX_IMAGE_URL),
+  Schema.filter(
+    (s) => {
+      if (!URL.canParse(s)) return false
+      const protocol = new URL(s).protocol
+      return protocol === "http:" || protocol === "https:"
+    },
+    { message: () => "must be an absolute http or https URL" }
+  )
+).annotations({
+  description: `Absolute http(s) address of the image, at most ${MAX_IMAGE_URL} characters; stored as given.`,
+  jsonSchema: { type: "string", format: "uri", maxLength: MAX_IMAGE_URL }
+})
+
+export const FeaturedImageMultipart = Schema.Struct({
+  image: Schema.optional(
+    Multipart.SingleFileSchema.annotations({
+      description:
+        "The image file: JPEG, PNG, WebP, GIF or AVIF (judged by its bytes), at most 10 MiB. Wins over url when both are sent."
+    })
+  ),
+  url: Schema.optional(ImageUrl),
+  reason: Schema.optional(Reason)
+}).annotations({ identifier: "FeaturedImageUpload" })
+
+export const FeaturedImageJson = Schema.Struct({
+  url: ImageUrl,
+  reason: Schema.optional(Reason)
+}).annotations({ identifier: "FeaturedImageUrl" })
