@@ -13,10 +13,12 @@ import {
   ValidationError
 } from "./Domain/Errors.js"
 import type { ArticleId } from "./Domain/Ids.js"
-import { checkProtectedLinks } from "./Html/ProtectedLinks.js"
+import { compareProtectedLinks, extractProtectedLinks } from "./Html/ProtectedLinks.js"
 import { applyReplacements } from "./Html/Replacements.js"
-import { sanitize } from "./Html/Sanitize.js"
+import { type SanitizeResult, sanitize } from "./Html/Sanitize.js"
 import { wordCount } from "./Html/WordCount.js"
+
+type SanitizedBody = Extract<SanitizeResult, { readonly _tag: "Ok" }>
 
 /** Who makes a change and through which door; recorded with the revision. */
 export interface EditContext {
@@ -28,8 +30,14 @@ export interface EditContext {
 const canonicalBody = (html: string) => {
   const result = sanitize(html)
   return result._tag === "Ok"
-    ? Effect.succeed(result.html)
+    ? Effect.succeed(result)
     : Effect.fail(new DisallowedHtml({ message: `The body contains a disallowed construct: ${result.construct}.` }))
+}
+
+/** New content for an article; `sanitized` is present when the body was (re)written. */
+interface Proposal {
+  readonly content: ArticleContent
+  readonly sanitized?: SanitizedBody | undefined
 }
 
 const sameContent = (a: ArticleContent, b: ArticleContent) =>
@@ -53,16 +61,18 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
     const change = <E>(
       context: EditContext,
       id: ArticleId,
-      edit: (current: ArticleRow) => Effect.Effect<ArticleContent, E>
+      edit: (current: ArticleRow) => Effect.Effect<Proposal, E>
     ) =>
       Effect.gen(function* () {
         const found = yield* articles.lockWritable(context.credential.accountId, id)
         if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
         const current = found.value
-        const next = yield* edit(current)
+        const { content: next, sanitized } = yield* edit(current)
         if (sameContent(current, next)) return withBody(current)
-        if (next.body !== current.body) {
-          const concerned = checkProtectedLinks(current.body, next.body)
+        const bodyChanged = next.body !== current.body
+        const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : undefined
+        if (links !== undefined) {
+          const concerned = compareProtectedLinks(extractProtectedLinks(current.body), links)
           if (concerned.length > 0) {
             return yield* new ProtectedLinkViolation({
               message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
@@ -70,8 +80,11 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             })
           }
         }
+        const words = bodyChanged
+          ? (sanitized?.wordCount ?? wordCount(next.body))
+          : (current.word_count ?? wordCount(next.body))
         const revision = current.revision + 1
-        const saved = yield* articles.saveChange(id, { ...next, word_count: wordCount(next.body), revision })
+        const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision })
         yield* revisions.insert({
           article_id: id,
           number: revision,
@@ -81,16 +94,19 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           user_id: context.credential.kind === "user" ? context.credential.id : null,
           ...next
         })
-        return withBody(saved)
+        return withBody(saved, links)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
     /** PUT: a new body (and title). */
     const replace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
       change(context, id, (current) =>
-        Effect.map(canonicalBody(payload.body), (body) => ({
-          ...current,
-          title: payload.title === undefined ? current.title : payload.title.trim(),
-          body
+        Effect.map(canonicalBody(payload.body), (sanitized) => ({
+          content: {
+            ...current,
+            title: payload.title === undefined ? current.title : payload.title.trim(),
+            body: sanitized.html
+          },
+          sanitized
         }))
       )
 
@@ -102,7 +118,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           )
         : change(context, id, (current) =>
             Effect.gen(function* () {
-              let body = current.body
+              let sanitized: SanitizedBody | undefined
               if (payload.replacements !== undefined && payload.replacements.length > 0) {
                 const replaced = applyReplacements(current.body, payload.replacements)
                 if (replaced._tag === "Conflict") {
@@ -111,20 +127,23 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
                     message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
                   })
                 }
-                body = yield* canonicalBody(replaced.body)
+                sanitized = yield* canonicalBody(replaced.body)
               }
               return {
-                ...current,
-                title: payload.title === undefined ? current.title : payload.title.trim(),
-                meta_description: payload.meta_description ?? current.meta_description,
-                body
+                content: {
+                  ...current,
+                  title: payload.title === undefined ? current.title : payload.title.trim(),
+                  meta_description: payload.meta_description ?? current.meta_description,
+                  body: sanitized?.html ?? current.body
+                },
+                sanitized
               }
             })
           )
 
     /** A new featured image address. */
     const setFeaturedImage = (context: EditContext, id: ArticleId, url: string) =>
-      change(context, id, (current) => Effect.succeed({ ...current, featured_image_url: url })).pipe(
+      change(context, id, (current) => Effect.succeed({ content: { ...current, featured_image_url: url } })).pipe(
         // The body is untouched, so no protected link can be concerned.
         Effect.catchTag("ProtectedLinkViolation", Effect.die)
       )
@@ -137,7 +156,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           if (Option.isNone(revision))
             return yield* new NotFound({ message: `Article ${id} has no revision ${number}.` })
           const { title, body, meta_description, featured_image_url } = revision.value
-          return { ...current, title, body, meta_description, featured_image_url }
+          return { content: { ...current, title, body, meta_description, featured_image_url } }
         })
       )
 

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import type { ArticlesQuery } from "./Articles/Api.js"
 import { type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
 import type { Credential } from "./Auth/CurrentCredential.js"
-import { ArticleWithBody } from "./Domain/Article.js"
+import { ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
 import { isOrderedRange } from "./Domain/Dates.js"
 import { NotFound, ValidationError } from "./Domain/Errors.js"
 import type { ArticleId, SiteId } from "./Domain/Ids.js"
@@ -11,7 +11,8 @@ import { readScope } from "./Domain/Scope.js"
 import { extractProtectedLinks } from "./Html/ProtectedLinks.js"
 import { Sites } from "./Sites.js"
 
-export const withBody = (row: ArticleRow): ArticleWithBody =>
+/** The article as GET returns it; `links` when the caller already has the body's protected links. */
+export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>): ArticleWithBody =>
   new ArticleWithBody({
     id: row.id,
     site_id: row.site_id,
@@ -23,7 +24,7 @@ export const withBody = (row: ArticleRow): ArticleWithBody =>
     word_count: row.word_count,
     featured_image_url: row.featured_image_url,
     body: row.body,
-    protected_links: extractProtectedLinks(row.body)
+    protected_links: links ?? extractProtectedLinks(row.body)
   })
 
 export class Articles extends Effect.Service<Articles>()("Articles", {

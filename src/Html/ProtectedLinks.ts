@@ -1,4 +1,4 @@
-import { forEachElement, getAttribute, parseBody, textContent } from "./Fragment.js"
+import { forEachElement, getAttribute, type Node, parseBody, textContent } from "./Fragment.js"
 
 export interface ProtectedLink {
   readonly type: "backlink" | "internal"
@@ -14,9 +14,12 @@ const isProtectedType = (value: string | undefined): value is ProtectedLink["typ
  * (entities decoded). An `a` carrying the attribute with any other value is not a protected link. A protected `a`
  * without `href` is still listed (with `href: ""`), so that it can neither be dropped nor forged unnoticed.
  */
-export const extractProtectedLinks = (html: string): ReadonlyArray<ProtectedLink> => {
+export const extractProtectedLinks = (html: string): ReadonlyArray<ProtectedLink> => protectedLinksIn(parseBody(html))
+
+/** The protected links of an already parsed body, in document order. */
+export const protectedLinksIn = (node: Node): ReadonlyArray<ProtectedLink> => {
   const links: Array<ProtectedLink> = []
-  forEachElement(parseBody(html), (element) => {
+  forEachElement(node, (element) => {
     if (element.tagName !== "a") return
     const type = getAttribute(element, "data-service-protected")
     if (!isProtectedType(type)) return
@@ -48,8 +51,11 @@ const unmatched = (links: ReadonlyArray<ProtectedLink>, available: ReadonlyArray
  * `next` that `current` does not have (forged, or extra copies). Both bodies should be canonical (sanitised):
  * sanitising can itself duplicate a link (the parser clones a misnested `<a>`), and that must count.
  */
-export const checkProtectedLinks = (current: string, next: string): ReadonlyArray<ProtectedLink> => {
-  const before = extractProtectedLinks(current)
-  const after = extractProtectedLinks(next)
-  return [...unmatched(before, after), ...unmatched(after, before)]
-}
+export const checkProtectedLinks = (current: string, next: string): ReadonlyArray<ProtectedLink> =>
+  compareProtectedLinks(extractProtectedLinks(current), extractProtectedLinks(next))
+
+/** `checkProtectedLinks` on links already extracted (the sanitiser returns those of its output). */
+export const compareProtectedLinks = (
+  before: ReadonlyArray<ProtectedLink>,
+  after: ReadonlyArray<ProtectedLink>
+): ReadonlyArray<ProtectedLink> => [...unmatched(before, after), ...unmatched(after, before)]

@@ -9,9 +9,20 @@ import {
   type StartTag,
   serializeBody
 } from "./Fragment.js"
+import { type ProtectedLink, protectedLinksIn } from "./ProtectedLinks.js"
+import { wordsIn } from "./WordCount.js"
 
+/**
+ * The canonical body, with what an edit needs to know of it (read off the same tree, so no second parse):
+ * its protected links and its word count.
+ */
 export type SanitizeResult =
-  | { readonly _tag: "Ok"; readonly html: string }
+  | {
+      readonly _tag: "Ok"
+      readonly html: string
+      readonly protectedLinks: ReadonlyArray<ProtectedLink>
+      readonly wordCount: number
+    }
   | { readonly _tag: "Disallowed"; readonly construct: string }
 
 // --- Detection: dangerous content is rejected, never silently stripped --------------------------------------
@@ -155,14 +166,18 @@ const filterChildren = (parent: Element | Fragment): void => {
   parent.childNodes = kept
 }
 
-const sanitizeOnce = (source: string): SanitizeResult => {
+type Pass =
+  | { readonly _tag: "Disallowed"; readonly construct: string }
+  | { readonly _tag: "Ok"; readonly fragment: Fragment; readonly html: string }
+
+const sanitizeOnce = (source: string): Pass => {
   let construct: string | undefined
   const fragment = parseBody(source, (tag) => {
     construct ??= disallowedIn(tag)
   })
   if (construct !== undefined) return { _tag: "Disallowed", construct }
   filterChildren(fragment)
-  return { _tag: "Ok", html: serializeBody(fragment) }
+  return { _tag: "Ok", fragment, html: serializeBody(fragment) }
 }
 
 /**
@@ -180,8 +195,16 @@ export const sanitize = (source: string): SanitizeResult => {
   let input = source
   for (let pass = 0; pass < maxPasses; pass++) {
     const result = sanitizeOnce(input)
+    if (result._tag === "Disallowed") return result
     // Output equal to its input is a fixed point by definition: an already canonical body costs one pass.
-    if (result._tag === "Disallowed" || result.html === input) return result
+    if (result.html === input) {
+      return {
+        _tag: "Ok",
+        html: result.html,
+        protectedLinks: protectedLinksIn(result.fragment),
+        wordCount: wordsIn(result.fragment)
+      }
+    }
     input = result.html
   }
   return { _tag: "Disallowed", construct: "markup that does not settle into a stable form" }

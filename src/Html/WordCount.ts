@@ -24,12 +24,15 @@ const collectText = (node: Node, parts: Array<string>): void => {
   if (boundary) parts.push(" ")
 }
 
-/** Number of words in the body's text: runs of non-whitespace (Unicode whitespace, `&nbsp;` included). */
-export const wordCount = (html: string): number => {
+/** Number of words in a parsed body's text. */
+export const wordsIn = (node: Node): number => {
   const parts: Array<string> = []
-  collectText(parseBody(html), parts)
+  collectText(node, parts)
   return parts
     .join("")
     .split(/\s+/u)
     .filter((word) => word.length > 0).length
 }
+
+/** Number of words in the body's text: runs of non-whitespace (Unicode whitespace, `&nbsp;` included). */
+export const wordCount = (html: string): number => wordsIn(parseBody(html))
