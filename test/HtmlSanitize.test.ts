@@ -51,7 +51,13 @@ describe("sanitize: allow-list", () => {
   })
 
   it("unwraps elements that are not allowed, keeping their children in place", () => {
-    assert.strictEqual(okHtml("<div><section><p>a <font>b</font></p></section>c</div>"), "<p>a b</p>c")
+    assert.strictEqual(okHtml("<div><section><p>a <font>b</font></p></section>c</div>"), "<p>a b</p>\nc\n")
+  })
+
+  it("keeps words apart where an unwrapped block element stood, and together around unwrapped inline ones", () => {
+    const blocks = sanitize("<div>first</div><div>second</div>")
+    assert.strictEqual(blocks._tag === "Ok" && blocks.wordCount, 2)
+    assert.strictEqual(okHtml("<p>wo<font>rd</font></p>"), "<p>word</p>")
   })
 
   it("drops class, style, id and other attributes that are not on the allow-list", () => {
@@ -102,12 +108,12 @@ describe("sanitize: allow-list", () => {
       okHtml(
         "<form><input value=x><button>Go</button><textarea>note</textarea><select><option>o1</option></select></form><title>T</title>"
       ),
-      "Gonoteo1T"
+      "Gonoteo1\nT\n"
     )
   })
 
   it("unwraps noscript, keeping its content as text", () => {
-    assert.strictEqual(okHtml("<noscript><p>hi</p></noscript>"), "&lt;p&gt;hi&lt;/p&gt;")
+    assert.strictEqual(okHtml("<noscript><p>hi</p></noscript>"), "&lt;p&gt;hi&lt;/p&gt;\n")
   })
 })
 
@@ -199,7 +205,7 @@ describe("sanitize: canonical form", () => {
 
   it("protects a newline that becomes the first content of pre only after unwrapping", () => {
     const once = okHtml("<pre><div>\ncode</div></pre>")
-    assert.strictEqual(once, "<pre>\n\ncode</pre>")
+    assert.strictEqual(once, "<pre>\n\ncode\n</pre>")
     assert.strictEqual(okHtml(once), once)
   })
 

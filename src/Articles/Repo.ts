@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Article, type ArticleStatus } from "../Domain/Article.js"
+import { utcInstants } from "../Domain/Dates.js"
 import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
@@ -40,13 +41,15 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
       to_char(a.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as published_at,
       a.target_keyword, a.word_count, a.featured_image_url`
 
-    const where = (siteId: SiteId, filter: ArticleFilter) =>
-      sql.and([
+    const where = (siteId: SiteId, filter: ArticleFilter) => {
+      const { start, end } = utcInstants(filter)
+      return sql.and([
         sql`a.site_id = ${siteId}`,
         ...(filter.status === undefined ? [] : [sql`a.status = ${filter.status}`]),
-        ...(filter.from === undefined ? [] : [sql`a.published_at >= ${filter.from}::date`]),
-        ...(filter.to === undefined ? [] : [sql`a.published_at < ${filter.to}::date + 1`])
+        ...(start === undefined ? [] : [sql`a.published_at >= ${start}::timestamptz`]),
+        ...(end === undefined ? [] : [sql`a.published_at < ${end}::timestamptz`])
       ])
+    }
 
     // Both queries follow articles_site_published_idx (or the status variant).
     const list = (siteId: SiteId, filter: ArticleFilter, page: Page) =>

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Backlink } from "../Domain/Backlink.js"
+import { utcInstants } from "../Domain/Dates.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 
@@ -18,12 +19,14 @@ export class BacklinksRepo extends Effect.Service<BacklinksRepo>()("Backlinks/Re
       to_char(acquired_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as acquired_at,
       source_domain, source_url, target_url, anchor_text, anchor_type, status, category`
 
-    const where = (siteId: SiteId, filter: BacklinkFilter) =>
-      sql.and([
+    const where = (siteId: SiteId, filter: BacklinkFilter) => {
+      const { start, end } = utcInstants(filter)
+      return sql.and([
         sql`site_id = ${siteId}`,
-        ...(filter.from === undefined ? [] : [sql`acquired_at >= ${filter.from}::date`]),
-        ...(filter.to === undefined ? [] : [sql`acquired_at < ${filter.to}::date + 1`])
+        ...(start === undefined ? [] : [sql`acquired_at >= ${start}::timestamptz`]),
+        ...(end === undefined ? [] : [sql`acquired_at < ${end}::timestamptz`])
       ])
+    }
 
     // Both queries follow backlinks_site_acquired_idx.
     const list = (siteId: SiteId, filter: BacklinkFilter, page: Page) =>

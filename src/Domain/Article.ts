@@ -25,7 +25,9 @@ export const articleFields = {
   site_id: SiteId.annotations({ description: "Id of the website the article belongs to." }),
   title: Schema.NullOr(Schema.String).annotations({ description: "Title." }),
   url: Schema.NullOr(Schema.String).annotations({ description: "Public address of the article." }),
-  status: Schema.NullOr(ArticleStatus),
+  status: Schema.NullOr(ArticleStatus).annotations({
+    description: "draft, scheduled or published; set by the publishing pipeline, never by the interface."
+  }),
   published_at: Schema.NullOr(Timestamp).annotations({ description: "Publication time, RFC 3339 UTC." }),
   target_keyword: Schema.NullOr(Schema.String).annotations({ description: "The search term the article targets." }),
   word_count: Schema.NullOr(Schema.Number.pipe(Schema.int(), Schema.nonNegative())).annotations({

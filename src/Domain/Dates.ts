@@ -48,3 +48,12 @@ export const DateRangeQuery = {
 /** Whether a range is in order; `from` after `to` is refused with 422. */
 export const isOrderedRange = (range: { readonly from?: string | undefined; readonly to?: string | undefined }) =>
   range.from === undefined || range.to === undefined || range.from <= range.to
+
+/**
+ * Inclusive UTC days as the half-open range of instants they cover, `[start, end)`, written with an explicit `Z`
+ * so the database reads them as UTC whatever its session time zone.
+ */
+export const utcInstants = (range: { readonly from?: string | undefined; readonly to?: string | undefined }) => ({
+  start: range.from === undefined ? undefined : `${range.from}T00:00:00Z`,
+  end: range.to === undefined ? undefined : `${addDays(range.to, 1)}T00:00:00Z`
+})

@@ -7,7 +7,8 @@ import {
   isText,
   parseBody,
   type StartTag,
-  serializeBody
+  serializeBody,
+  type TextNode
 } from "./Fragment.js"
 import { type ProtectedLink, protectedLinksIn } from "./ProtectedLinks.js"
 import { wordsIn } from "./WordCount.js"
@@ -134,19 +135,38 @@ const keepAttribute = (tagName: string, name: string, value: string): boolean =>
 const isAllowed = (element: Element): boolean =>
   element.namespaceURI === html.NS.HTML && allowedElements.has(element.tagName)
 
+/** Unwrapped elements that do not separate words: their text runs on into their neighbours'. */
+const phrasingElements: ReadonlySet<string> = new Set(
+  "abbr acronym bdi bdo big button data dfn font input label meter nobr option optgroup output progress rp rt ruby samp select span strike textarea time tt var wbr".split(
+    " "
+  )
+)
+
+const appendText = (out: Array<ChildNode>, text: TextNode, parent: Element | Fragment): void => {
+  const last = out[out.length - 1]
+  if (last !== undefined && isText(last)) {
+    last.value += text.value
+  } else {
+    text.parentNode = parent
+    out.push(text)
+  }
+}
+
+/** A line break where an unwrapped block element stood, so that `<div>a</div><div>b</div>` stays two words. */
+const blockBoundary = (out: Array<ChildNode>, parent: Element | Fragment): void => {
+  const last = out[out.length - 1]
+  if (last === undefined || (isText(last) && /\s$/u.test(last.value))) return
+  appendText(out, { nodeName: "#text", value: "\n", parentNode: null }, parent)
+}
+
 /**
  * Appends `node` to `out`, after filtering it: allowed elements keep their allowed attributes, other elements are
- * replaced by their (filtered) children, comments and doctypes go, and adjacent text is merged.
+ * replaced by their (filtered) children (with a word boundary around a block element's), comments and doctypes
+ * go, and adjacent text is merged.
  */
 const appendFiltered = (out: Array<ChildNode>, node: ChildNode, parent: Element | Fragment): void => {
   if (isText(node)) {
-    const last = out[out.length - 1]
-    if (last !== undefined && isText(last)) {
-      last.value += node.value
-    } else {
-      node.parentNode = parent
-      out.push(node)
-    }
+    appendText(out, node, parent)
     return
   }
   if (!isElement(node)) return
@@ -157,7 +177,10 @@ const appendFiltered = (out: Array<ChildNode>, node: ChildNode, parent: Element 
     out.push(node)
     return
   }
+  const block = !phrasingElements.has(node.tagName)
+  if (block) blockBoundary(out, parent)
   for (const child of node.childNodes) appendFiltered(out, child, parent)
+  if (block) blockBoundary(out, parent)
 }
 
 const filterChildren = (parent: Element | Fragment): void => {

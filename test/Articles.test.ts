@@ -1,0 +1,437 @@
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import type { ArticleId, SiteId } from "../src/Domain/Ids.js"
+import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
+
+/** GET with an API key; the status and the parsed JSON body. */
+const get = (path: string, key: string) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
+    const body = yield* Effect.promise(() => res.json())
+    return { status: res.status, body }
+  })
+
+/** A fresh account with one website. */
+const siteOfNewAccount = Effect.gen(function* () {
+  const app = yield* TestApp
+  const { accountId, key } = yield* app.makeAccount()
+  const siteId = yield* app.makeSite(accountId)
+  return { key, siteId }
+})
+
+/** Creates articles in order; their ids, in the same order. */
+const makeArticles = (siteId: SiteId, fields: ReadonlyArray<ArticleFields>) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const ids: Array<ArticleId> = []
+    for (const f of fields) ids.push(yield* app.makeArticle(siteId, f))
+    return ids
+  })
+
+const idsOf = (body: { readonly data: ReadonlyArray<{ readonly id: number }> }) => body.data.map((item) => item.id)
+
+const assertValidationError = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
+  assert.strictEqual(result.status, 422)
+  assert.strictEqual(result.body.error, "validation_error")
+}
+
+const assertNotFound = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
+  assert.strictEqual(result.status, 404)
+  assert.strictEqual(result.body.error, "not_found")
+}
+
+/**
+ * Runs `effect` with every pooled database session set to `timeZone`, then sets them back to UTC. The concurrent
+ * sleeping statements occupy every connection of the pool at once, so each one gets the setting.
+ */
+const withSessionTimeZone = <A, E, R>(timeZone: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const setAll = (zone: string) =>
+      Effect.all(
+        Array.from({ length: 5 }, () => sql`select set_config('TimeZone', ${zone}, false), pg_sleep(0.2)`),
+        { concurrency: "unbounded", discard: true }
+      ).pipe(Effect.orDie)
+    yield* setAll(timeZone)
+    return yield* effect.pipe(Effect.ensuring(setAll("UTC")))
+  })
+
+/** Articles around the 2026-10-10 .. 2026-10-12 window, plus one without published_at. */
+const dateFixture = (siteId: SiteId) =>
+  Effect.gen(function* () {
+    const [before, firstDay, lastDay, after, unpublished] = yield* makeArticles(siteId, [
+      { published_at: "2026-10-09T23:59:59Z" },
+      { published_at: "2026-10-10T00:00:00Z" },
+      { published_at: "2026-10-12T23:59:59Z" },
+      { published_at: "2026-10-13T00:00:00Z" },
+      { published_at: null, status: "draft" }
+    ])
+    return { before: before!, firstDay: firstDay!, lastDay: lastDay!, after: after!, unpublished: unpublished! }
+  })
+
+layer(TestServerLive)("articles", (it) => {
+  describe("GET /api/v1/sites/{id}/articles: fields", () => {
+    it.effect("returns every Article field, published_at as an RFC 3339 UTC timestamp, and no body", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        const id = yield* app.makeArticle(siteId, {
+          title: "Fixing a dripping tap",
+          url: "https://example.com/blog/dripping-tap",
+          status: "published",
+          published_at: "2026-11-03T09:30:00Z",
+          target_keyword: "dripping tap",
+          word_count: 812,
+          featured_image_url: "https://cdn.example.com/tap.jpg",
+          body: "<p>Body text.</p>"
+        })
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body.data, [
+          {
+            id,
+            site_id: siteId,
+            title: "Fixing a dripping tap",
+            url: "https://example.com/blog/dripping-tap",
+            status: "published",
+            published_at: "2026-11-03T09:30:00Z",
+            target_keyword: "dripping tap",
+            word_count: 812,
+            featured_image_url: "https://cdn.example.com/tap.jpg"
+          }
+        ])
+      })
+    )
+
+    it.effect("published_at stored with another offset is returned in UTC with a Z", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* app.makeArticle(siteId, { published_at: "2026-11-03T10:30:00+01:00" })
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        assert.strictEqual(body.data[0].published_at, "2026-11-03T09:30:00Z")
+      })
+    )
+
+    it.effect("nullable Article fields are present as null", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        const id = yield* app.makeArticle(siteId, {
+          title: null,
+          url: null,
+          status: null,
+          published_at: null,
+          target_keyword: null,
+          word_count: null,
+          featured_image_url: null
+        })
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        assert.deepStrictEqual(body.data, [
+          {
+            id,
+            site_id: siteId,
+            title: null,
+            url: null,
+            status: null,
+            published_at: null,
+            target_keyword: null,
+            word_count: null,
+            featured_image_url: null
+          }
+        ])
+      })
+    )
+  })
+
+  describe("GET /api/v1/sites/{id}/articles: ordering", () => {
+    it.effect("orders by published_at descending, nulls last, then id descending", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const [early, noDate1, latest, earlyTwin, noDate2, middle] = yield* makeArticles(siteId, [
+          { published_at: "2026-10-01T08:00:00Z" },
+          { published_at: null, status: "draft" },
+          { published_at: "2026-10-05T12:00:00Z" },
+          { published_at: "2026-10-01T08:00:00Z" },
+          { published_at: null, status: "draft" },
+          { published_at: "2026-10-03T00:00:00Z" }
+        ])
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        assert.deepStrictEqual(idsOf(body), [latest, middle, earlyTwin, early, noDate2, noDate1])
+      })
+    )
+
+    it.effect("pages follow the same order without gaps or repeats", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* makeArticles(siteId, [
+          { published_at: "2026-10-01T08:00:00Z" },
+          { published_at: null },
+          { published_at: "2026-10-01T08:00:00Z" },
+          { published_at: "2026-09-01T08:00:00Z" },
+          { published_at: null }
+        ])
+        const all = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        const pages: Array<number> = []
+        for (const page of [1, 2, 3]) {
+          pages.push(...idsOf((yield* get(`/api/v1/sites/${siteId}/articles?per_page=2&page=${page}`, key)).body))
+        }
+        assert.deepStrictEqual(pages, idsOf(all.body))
+      })
+    )
+  })
+
+  describe("GET /api/v1/sites/{id}/articles: pagination", () => {
+    it.effect("defaults to per_page 20: 21 articles are 20 on page 1 and 1 on page 2", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const ids = yield* makeArticles(
+          siteId,
+          Array.from({ length: 21 }, (_, i) => ({
+            published_at: `2026-10-${String(i + 1).padStart(2, "0")}T08:00:00Z`
+          }))
+        )
+        const newestFirst = [...ids].reverse()
+        const first = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        assert.deepStrictEqual(first.body.meta, { page: 1, per_page: 20, total: 21, last_page: 2 })
+        assert.deepStrictEqual(idsOf(first.body), newestFirst.slice(0, 20))
+        const second = yield* get(`/api/v1/sites/${siteId}/articles?page=2`, key)
+        assert.deepStrictEqual(second.body.meta, { page: 2, per_page: 20, total: 21, last_page: 2 })
+        assert.deepStrictEqual(idsOf(second.body), newestFirst.slice(20))
+      })
+    )
+
+    it.effect("last_page is max(1, ceil(total / per_page))", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const empty = yield* get(`/api/v1/sites/${siteId}/articles?per_page=3`, key)
+        assert.deepStrictEqual(empty.body, { data: [], meta: { page: 1, per_page: 3, total: 0, last_page: 1 } })
+        yield* makeArticles(
+          siteId,
+          Array.from({ length: 7 }, () => ({}))
+        )
+        const cases: ReadonlyArray<readonly [number, number]> = [
+          [3, 3],
+          [7, 1],
+          [1, 7],
+          [100, 1]
+        ]
+        for (const [perPage, lastPage] of cases) {
+          const { body } = yield* get(`/api/v1/sites/${siteId}/articles?per_page=${perPage}`, key)
+          assert.deepStrictEqual(body.meta, { page: 1, per_page: perPage, total: 7, last_page: lastPage })
+        }
+        const lastPage = yield* get(`/api/v1/sites/${siteId}/articles?per_page=3&page=3`, key)
+        assert.strictEqual(lastPage.body.data.length, 1)
+      })
+    )
+
+    it.effect("a page past last_page returns data [] with the correct meta", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* makeArticles(siteId, [{}, {}, {}])
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/articles?per_page=2&page=3`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: [], meta: { page: 3, per_page: 2, total: 3, last_page: 2 } })
+      })
+    )
+
+    it.effect("GET /sites/{id}/articles with per_page=101 is 422 validation_error with limit 100", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const result = yield* get(`/api/v1/sites/${siteId}/articles?per_page=101`, key)
+        assertValidationError(result)
+        assert.strictEqual(result.body.limit, 100)
+      })
+    )
+
+    for (const query of ["per_page=0", "per_page=2.5", "per_page=ten", "page=0", "page=-1", "page=1.5"]) {
+      it.effect(`GET /sites/{id}/articles with ${query} is 422 validation_error`, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          assertValidationError(yield* get(`/api/v1/sites/${siteId}/articles?${query}`, key))
+        })
+      )
+    }
+  })
+
+  describe("GET /api/v1/sites/{id}/articles: date and status filters", () => {
+    it.effect("from and to are inclusive UTC days and leave out articles without published_at", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const f = yield* dateFixture(siteId)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/articles?from=2026-10-10&to=2026-10-12`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(idsOf(body), [f.lastDay, f.firstDay])
+        assert.deepStrictEqual(body.meta, { page: 1, per_page: 20, total: 2, last_page: 1 })
+      })
+    )
+
+    it.effect("from alone bounds only the start and leaves out articles without published_at", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const f = yield* dateFixture(siteId)
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles?from=2026-10-10`, key)
+        assert.deepStrictEqual(idsOf(body), [f.after, f.lastDay, f.firstDay])
+      })
+    )
+
+    it.effect("to alone bounds only the end and leaves out articles without published_at", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const f = yield* dateFixture(siteId)
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles?to=2026-10-12`, key)
+        assert.deepStrictEqual(idsOf(body), [f.lastDay, f.firstDay, f.before])
+      })
+    )
+
+    it.effect("from equal to to selects that single UTC day", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const f = yield* dateFixture(siteId)
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles?from=2026-10-09&to=2026-10-09`, key)
+        assert.deepStrictEqual(idsOf(body), [f.before])
+      })
+    )
+
+    it.effect("from and to are UTC days whatever the database session's TimeZone setting", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const f = yield* dateFixture(siteId)
+        const { body } = yield* withSessionTimeZone(
+          "Pacific/Kiritimati",
+          get(`/api/v1/sites/${siteId}/articles?from=2026-10-10&to=2026-10-12`, key)
+        )
+        assert.deepStrictEqual(idsOf(body), [f.lastDay, f.firstDay])
+      })
+    )
+
+    for (const [name, query] of [
+      ["a malformed from (2026-1-05)", "from=2026-1-05"],
+      ["a malformed to (05/10/2026)", "to=05%2F10%2F2026"],
+      ["a timestamp as from", "from=2026-10-01T00:00:00Z"],
+      ["an impossible from (2026-02-30)", "from=2026-02-30"],
+      ["an impossible to (2026-04-31)", "to=2026-04-31"],
+      ["from after to", "from=2026-10-12&to=2026-10-10"]
+    ] as const) {
+      it.effect(`GET /sites/{id}/articles with ${name} is 422 validation_error`, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          assertValidationError(yield* get(`/api/v1/sites/${siteId}/articles?${query}`, key))
+        })
+      )
+    }
+
+    it.effect("status filters on the article status, alone and with dates", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const [draft, scheduled, published, oldPublished] = yield* makeArticles(siteId, [
+          { status: "draft", published_at: null },
+          { status: "scheduled", published_at: "2026-12-01T08:00:00Z" },
+          { status: "published", published_at: "2026-10-01T08:00:00Z" },
+          { status: "published", published_at: "2025-10-01T08:00:00Z" }
+        ])
+        const byStatus = (status: string) =>
+          get(`/api/v1/sites/${siteId}/articles?status=${status}`, key).pipe(Effect.map((r) => idsOf(r.body)))
+        assert.deepStrictEqual(yield* byStatus("draft"), [draft])
+        assert.deepStrictEqual(yield* byStatus("scheduled"), [scheduled])
+        assert.deepStrictEqual(yield* byStatus("published"), [published, oldPublished])
+        const { body } = yield* get(`/api/v1/sites/${siteId}/articles?status=published&from=2026-01-01`, key)
+        assert.deepStrictEqual(idsOf(body), [published])
+        assert.strictEqual(body.meta.total, 1)
+      })
+    )
+
+    it.effect("an unknown status is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        assertValidationError(yield* get(`/api/v1/sites/${siteId}/articles?status=archived`, key))
+      })
+    )
+  })
+
+  describe("GET /api/v1/articles/{id}", () => {
+    it.effect("returns the article with its body and the protected links extracted from it", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        const body =
+          '<p>See <a data-service-protected="backlink" href="https://partner.example.org/guide">the guide</a>, ' +
+          '<a href="https://plain.example.com/">a plain link</a>, ' +
+          '<a data-service-protected="other" href="https://not-protected.example.com/">not protected</a> and ' +
+          '<a data-service-protected="internal" href="/blog/boilers">our boiler <em>advice</em></a>.</p>'
+        const id = yield* app.makeArticle(siteId, {
+          title: "Guides",
+          url: "https://example.com/blog/guides",
+          status: "published",
+          published_at: "2026-11-03T09:30:00Z",
+          target_keyword: "guides",
+          word_count: 14,
+          featured_image_url: null,
+          body
+        })
+        const { status, body: response } = yield* get(`/api/v1/articles/${id}`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(response, {
+          data: {
+            id,
+            site_id: siteId,
+            title: "Guides",
+            url: "https://example.com/blog/guides",
+            status: "published",
+            published_at: "2026-11-03T09:30:00Z",
+            target_keyword: "guides",
+            word_count: 14,
+            featured_image_url: null,
+            body,
+            protected_links: [
+              { type: "backlink", href: "https://partner.example.org/guide", text: "the guide" },
+              { type: "internal", href: "/blog/boilers", text: "our boiler advice" }
+            ]
+          }
+        })
+      })
+    )
+
+    it.effect("an article without protected links has protected_links []", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        const id = yield* app.makeArticle(siteId, { body: "<p>Nothing linked.</p>" })
+        const { body } = yield* get(`/api/v1/articles/${id}`, key)
+        assert.strictEqual(body.data.body, "<p>Nothing linked.</p>")
+        assert.deepStrictEqual(body.data.protected_links, [])
+      })
+    )
+
+    it.effect("an id that does not exist is 404 not_found", () =>
+      Effect.gen(function* () {
+        const { key } = yield* siteOfNewAccount
+        assertNotFound(yield* get("/api/v1/articles/999999999", key))
+      })
+    )
+
+    for (const id of ["abc", "0", "-1", "1.5", "1e3", "99999999999999999999999"]) {
+      it.effect(`GET /articles/${id} is 404 not_found, never 500`, () =>
+        Effect.gen(function* () {
+          const { key } = yield* siteOfNewAccount
+          assertNotFound(yield* get(`/api/v1/articles/${id}`, key))
+        })
+      )
+      it.effect(`GET /sites/${id}/articles is 404 not_found, never 500`, () =>
+        Effect.gen(function* () {
+          const { key } = yield* siteOfNewAccount
+          assertNotFound(yield* get(`/api/v1/sites/${id}/articles`, key))
+        })
+      )
+    }
+
+    it.effect("GET /sites/{id}/articles for a website that does not exist is 404 not_found", () =>
+      Effect.gen(function* () {
+        const { key } = yield* siteOfNewAccount
+        assertNotFound(yield* get("/api/v1/sites/999999999/articles", key))
+      })
+    )
+  })
+})

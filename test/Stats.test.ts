@@ -1,0 +1,349 @@
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import type { SiteId } from "../src/Domain/Ids.js"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+
+/** GET with an API key; the status and the parsed JSON body. */
+const get = (path: string, key: string) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
+    const body = yield* Effect.promise(() => res.json())
+    return { status: res.status, body }
+  })
+
+/** A fresh account with one website. */
+const siteOfNewAccount = Effect.gen(function* () {
+  const app = yield* TestApp
+  const { accountId, key } = yield* app.makeAccount()
+  const siteId = yield* app.makeSite(accountId)
+  return { key, siteId }
+})
+
+const assertValidationError = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
+  assert.strictEqual(result.status, 422)
+  assert.strictEqual(result.body.error, "validation_error")
+}
+
+/** `YYYY-MM-DD` of a UTC date. */
+const day = (date: Date) => date.toISOString().slice(0, 10)
+/** The UTC day `offset` days after `date`'s. */
+const addDays = (date: Date, offset: number) =>
+  new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + offset))
+/** First and last day of the UTC month `offset` months after `date`'s. */
+const monthOf = (date: Date, offset: number) => ({
+  first: new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + offset, 1)),
+  last: new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + offset + 1, 0))
+})
+const startOf = (date: Date) => `${day(date)}T00:00:00Z`
+const endOf = (date: Date) => `${day(date)}T23:59:59Z`
+
+/**
+ * Puts, for the inclusive range `first`..`last`, articles and backlinks on both edges (counted) and just outside
+ * them (not counted): 2 articles, 3 industry and 2 local backlinks inside. Also an article and a backlink without
+ * a date, which no range counts.
+ */
+const rangeFixture = (siteId: SiteId, first: Date, last: Date) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const dayBefore = addDays(first, -1)
+    const dayAfter = addDays(last, 1)
+    yield* app.makeArticle(siteId, { published_at: startOf(first) })
+    yield* app.makeArticle(siteId, { published_at: endOf(last) })
+    yield* app.makeArticle(siteId, { published_at: endOf(dayBefore) })
+    yield* app.makeArticle(siteId, { published_at: startOf(dayAfter) })
+    yield* app.makeArticle(siteId, { published_at: null, status: "draft" })
+    yield* app.makeBacklink(siteId, { acquired_at: startOf(first), category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: `${day(first)}T12:00:00Z`, category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: endOf(last), category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: startOf(first), category: "local" })
+    yield* app.makeBacklink(siteId, { acquired_at: endOf(last), category: "local" })
+    yield* app.makeBacklink(siteId, { acquired_at: endOf(dayBefore), category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: startOf(dayAfter), category: "local" })
+    yield* app.makeBacklink(siteId, { acquired_at: null, category: "local" })
+  })
+
+/** The counts `rangeFixture` puts inside its range. */
+const expectedCounts = (siteId: SiteId, first: Date, last: Date) => ({
+  site_id: siteId,
+  from: day(first),
+  to: day(last),
+  articles_published: 2,
+  backlinks_acquired: 5,
+  backlinks_industry: 3,
+  backlinks_local: 2
+})
+
+/**
+ * Sets "now" for the server. Under `layer(...)` the server runs on the test's TestClock (which starts at the epoch),
+ * so the periods relative to today are resolved against this instant.
+ */
+const setNow = (instant: Date) => TestClock.setTime(instant.getTime())
+
+/**
+ * Runs `effect` with every pooled database session set to `timeZone`, then sets them back to UTC. The concurrent
+ * sleeping statements occupy every connection of the pool at once, so each one gets the setting.
+ */
+const withSessionTimeZone = <A, E, R>(timeZone: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const setAll = (zone: string) =>
+      Effect.all(
+        Array.from({ length: 5 }, () => sql`select set_config('TimeZone', ${zone}, false), pg_sleep(0.2)`),
+        { concurrency: "unbounded", discard: true }
+      ).pipe(Effect.orDie)
+    yield* setAll(timeZone)
+    return yield* effect.pipe(Effect.ensuring(setAll("UTC")))
+  })
+
+layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
+  describe("periods", () => {
+    it.effect("period=this_month counts the whole current UTC calendar month", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const now = new Date()
+        yield* setNow(now)
+        const { first, last } = monthOf(now, 0)
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=this_month`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("without period, from or to, the period is this_month", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const now = new Date()
+        yield* setNow(now)
+        const { first, last } = monthOf(now, 0)
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("period=last_month counts the whole previous UTC calendar month", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const now = new Date()
+        yield* setNow(now)
+        const { first, last } = monthOf(now, -1)
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_month`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("period=last_30_days counts today and the 29 days before it", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const now = new Date()
+        yield* setNow(now)
+        const today = addDays(now, 0)
+        const first = addDays(today, -29)
+        yield* rangeFixture(siteId, first, today)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_30_days`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, today) })
+      })
+    )
+
+    it.effect("this_month follows the UTC day: at 23:59:59 on 31 October it is October, a second later November", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* setNow(new Date("2026-10-31T23:59:59Z"))
+        const october = yield* get(`/api/v1/sites/${siteId}/stats?period=this_month`, key)
+        assert.strictEqual(october.body.data.from, "2026-10-01")
+        assert.strictEqual(october.body.data.to, "2026-10-31")
+        yield* setNow(new Date("2026-11-01T00:00:00Z"))
+        const november = yield* get(`/api/v1/sites/${siteId}/stats?period=this_month`, key)
+        assert.strictEqual(november.body.data.from, "2026-11-01")
+        assert.strictEqual(november.body.data.to, "2026-11-30")
+      })
+    )
+
+    it.effect("last_month in January is December of the previous year", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* setNow(new Date("2027-01-15T12:00:00Z"))
+        const first = new Date(Date.UTC(2026, 11, 1))
+        const last = new Date(Date.UTC(2026, 11, 31))
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_month`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("last_30_days across a month boundary: on 2026-03-10 it is 2026-02-09 to 2026-03-10", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* setNow(new Date("2026-03-10T08:00:00Z"))
+        const first = new Date(Date.UTC(2026, 1, 9))
+        const last = new Date(Date.UTC(2026, 2, 10))
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_30_days`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("period=2026-10 counts that UTC month: 23:59:59 on its last day counted, 00:00:00 the next day not", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const first = new Date(Date.UTC(2026, 9, 1))
+        const last = new Date(Date.UTC(2026, 9, 31))
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("a month period resolves to the month's real last day (2026-02, 2028-02, 2025-12)", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const cases = [
+          ["2026-02", "2026-02-01", "2026-02-28"],
+          ["2028-02", "2028-02-01", "2028-02-29"],
+          ["2025-12", "2025-12-01", "2025-12-31"]
+        ] as const
+        for (const [period, from, to] of cases) {
+          const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=${period}`, key)
+          assert.strictEqual(status, 200)
+          assert.strictEqual(body.data.from, from)
+          assert.strictEqual(body.data.to, to)
+        }
+      })
+    )
+
+    it.effect("period=2026-10-15 counts that single UTC day", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const only = new Date(Date.UTC(2026, 9, 15))
+        yield* rangeFixture(siteId, only, only)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10-15`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, only, only) })
+      })
+    )
+
+    it.effect("from and to count their inclusive UTC days", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const first = new Date(Date.UTC(2026, 8, 20))
+        const last = new Date(Date.UTC(2026, 9, 5))
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?from=2026-09-20&to=2026-10-05`, key)
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("from and to take precedence over period", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const first = new Date(Date.UTC(2026, 8, 1))
+        const last = new Date(Date.UTC(2026, 8, 30))
+        yield* rangeFixture(siteId, first, last)
+        const { status, body } = yield* get(
+          `/api/v1/sites/${siteId}/stats?period=2026-10&from=2026-09-01&to=2026-09-30`,
+          key
+        )
+        assert.strictEqual(status, 200)
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+
+    it.effect("a site with nothing in the period has all counts 0", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const { body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2020-01`, key)
+        assert.deepStrictEqual(body, {
+          data: {
+            site_id: siteId,
+            from: "2020-01-01",
+            to: "2020-01-31",
+            articles_published: 0,
+            backlinks_acquired: 0,
+            backlinks_industry: 0,
+            backlinks_local: 0
+          }
+        })
+      })
+    )
+
+    it.effect("backlinks_acquired is backlinks_industry + backlinks_local, counting only this website", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        const { accountId } = yield* app.makeAccount()
+        const otherSite = yield* app.makeSite(accountId)
+        for (const category of ["industry", "industry", "industry", "industry", "local", "local", "local"] as const) {
+          yield* app.makeBacklink(siteId, { acquired_at: "2026-10-10T10:00:00Z", category })
+        }
+        yield* app.makeBacklink(otherSite, { acquired_at: "2026-10-10T10:00:00Z", category: "local" })
+        yield* app.makeArticle(otherSite, { published_at: "2026-10-10T10:00:00Z" })
+        const { body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
+        assert.strictEqual(body.data.backlinks_industry, 4)
+        assert.strictEqual(body.data.backlinks_local, 3)
+        assert.strictEqual(body.data.backlinks_acquired, 7)
+        assert.strictEqual(body.data.articles_published, 0)
+      })
+    )
+
+    it.effect("counts use UTC days whatever the database session's TimeZone setting", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const first = new Date(Date.UTC(2026, 9, 1))
+        const last = new Date(Date.UTC(2026, 9, 31))
+        yield* rangeFixture(siteId, first, last)
+        const { body } = yield* withSessionTimeZone(
+          "Pacific/Kiritimati",
+          get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
+        )
+        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+  })
+
+  describe("invalid queries", () => {
+    for (const [name, query] of [
+      ["from alone", "from=2026-10-01"],
+      ["to alone", "to=2026-10-31"],
+      ["from alone with a period", "period=2026-10&from=2026-10-01"],
+      ["an unknown period", "period=yesterday"],
+      ["an impossible day period 2026-02-30", "period=2026-02-30"],
+      ["a month period 2026-13", "period=2026-13"],
+      ["a month period 2026-00", "period=2026-00"],
+      ["an empty period", "period="],
+      ["from after to", "from=2026-10-02&to=2026-10-01"],
+      ["a malformed from", "from=2026-10-1&to=2026-10-31"],
+      ["an impossible to 2026-02-30", "from=2026-02-01&to=2026-02-30"]
+    ] as const) {
+      it.effect(`GET /sites/{id}/stats with ${name} is 422 validation_error`, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          assertValidationError(yield* get(`/api/v1/sites/${siteId}/stats?${query}`, key))
+        })
+      )
+    }
+  })
+
+  describe("path ids", () => {
+    for (const id of ["abc", "0", "-1", "1.5", "999999999"]) {
+      it.effect(`GET /sites/${id}/stats is 404 not_found, never 500`, () =>
+        Effect.gen(function* () {
+          const { key } = yield* siteOfNewAccount
+          const { status, body } = yield* get(`/api/v1/sites/${id}/stats`, key)
+          assert.strictEqual(status, 404)
+          assert.strictEqual(body.error, "not_found")
+        })
+      )
+    }
+  })
+})
