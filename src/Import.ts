@@ -1,0 +1,149 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option } from "effect"
+import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
+import type { AccountId, SiteId } from "./Domain/Ids.js"
+import type { ImportRefused } from "./Import/ImportRefused.js"
+import { type PreparedAccount, type PreparedSite, parseJson, prepare } from "./Import/Prepare.js"
+import { ImportRepo, type Outcome } from "./Import/Repo.js"
+
+export interface Counts {
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+}
+
+/** What an import did, per kind of record. */
+export interface ImportSummary {
+  readonly accounts: Counts
+  readonly sites: Counts
+  readonly articles: Counts
+  readonly backlinks: Counts
+}
+
+type Kind = keyof ImportSummary
+
+const tally = () => {
+  const counts: Record<Kind, Record<Outcome, number>> = {
+    accounts: { created: 0, updated: 0, unchanged: 0 },
+    sites: { created: 0, updated: 0, unchanged: 0 },
+    articles: { created: 0, updated: 0, unchanged: 0 },
+    backlinks: { created: 0, updated: 0, unchanged: 0 }
+  }
+  return {
+    add: (kind: Kind, outcome: Outcome) => {
+      counts[kind][outcome] += 1
+    },
+    summary: (): ImportSummary => structuredClone(counts)
+  }
+}
+
+export class Importer extends Effect.Service<Importer>()("Import", {
+  dependencies: [ImportRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* ImportRepo
+    const sql = yield* SqlClient.SqlClient
+
+    /** Finds the account by its user's e-mail (any case) or creates it; brings its name and password up to date. */
+    const account = Effect.fn("Importer.account")(function* (input: PreparedAccount) {
+      const found = yield* repo.findUser(input.email)
+      if (Option.isNone(found)) {
+        const passwordHash = input.password == null ? null : yield* hashPassword(input.password)
+        const accountId = yield* repo.insertAccount(input.name)
+        yield* repo.insertUser({
+          account_id: accountId,
+          email: input.email,
+          name: input.name,
+          password_hash: passwordHash
+        })
+        return { accountId, outcome: "created" as Outcome }
+      }
+      const user = found.value
+      let outcome: Outcome = "unchanged"
+      if (user.account_name !== input.name) {
+        yield* repo.renameAccount(user.account_id, input.name)
+        outcome = "updated"
+      }
+      // Hashes are salted: compare the password itself, so that importing the same file again writes nothing.
+      const password = input.password
+      if (password != null) {
+        const same = user.password_hash !== null && (yield* verifyPassword(password, user.password_hash))
+        if (!same) {
+          yield* repo.setPassword(user.user_id, yield* hashPassword(password))
+          outcome = "updated"
+        }
+      }
+      return { accountId: user.account_id, outcome }
+    })
+
+    const site = Effect.fn("Importer.site")(function* (
+      accountId: AccountId,
+      input: PreparedSite,
+      add: (kind: Kind, outcome: Outcome) => void
+    ) {
+      const written = yield* repo.upsertSite({
+        account_id: accountId,
+        name: input.name ?? null,
+        website_url: input.website_url,
+        language: input.language ?? null,
+        country: input.country ?? null,
+        geographic_scope: input.geographic_scope ?? null,
+        industry: input.industry ?? null
+      })
+      add("sites", written.outcome)
+      const siteId: SiteId = written.id
+      for (const article of input.articles) {
+        const row = yield* repo.upsertArticle({
+          site_id: siteId,
+          title: article.title ?? null,
+          url: article.url,
+          status: article.status ?? null,
+          published_at: article.published_at ?? null,
+          target_keyword: article.target_keyword ?? null,
+          meta_description: article.meta_description ?? null,
+          featured_image_url: article.featured_image_url ?? null,
+          body: article.body,
+          word_count: article.word_count
+        })
+        add("articles", row.outcome)
+      }
+      for (const backlink of input.backlinks) {
+        const row = yield* repo.upsertBacklink({
+          site_id: siteId,
+          acquired_at: backlink.acquired_at ?? null,
+          source_domain: backlink.source_domain ?? null,
+          source_url: backlink.source_url,
+          target_url: backlink.target_url,
+          anchor_text: backlink.anchor_text ?? null,
+          anchor_type: backlink.anchor_type ?? null,
+          status: backlink.status ?? null,
+          category: backlink.category
+        })
+        add("backlinks", row.outcome)
+      }
+    })
+
+    /**
+     * Imports the value of an import file (`ImportFileJson`, as parsed from JSON) in one transaction: all of it or,
+     * when any field is bad, none of it. Idempotent on (account e-mail, website URL, article URL, backlink source
+     * URL + target URL): a record already as given is not written at all.
+     */
+    const importValue = Effect.fn("Importer.importValue")(function* (input: unknown) {
+      const file = yield* prepare(input)
+      const counts = tally()
+      yield* Effect.gen(function* () {
+        for (const input of file.accounts) {
+          const { accountId, outcome } = yield* account(input)
+          counts.add("accounts", outcome)
+          for (const s of input.sites) yield* site(accountId, s, counts.add)
+        }
+      }).pipe(sql.withTransaction, Effect.orDie)
+      return counts.summary()
+    })
+
+    /** Imports the text of an import file (JSON). */
+    const importJson = (text: string): Effect.Effect<ImportSummary, ImportRefused> =>
+      Effect.flatMap(parseJson(text), importValue)
+
+    return { importValue, importJson }
+  })
+}) {}

@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+import { ArticleStatus } from "../Domain/Article.js"
+import { AnchorType, BacklinkCategory, BacklinkStatus } from "../Domain/Backlink.js"
+import { isCalendarDate } from "../Domain/Dates.js"
+import { GeographicScope } from "../Domain/Site.js"
+
+const rfc3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
+
+/** Whether `s` is an RFC 3339 timestamp naming a real instant (`2026-02-30T…` and `25:00` are not). */
+export const isRfc3339 = (s: string): boolean => {
+  const match = rfc3339.exec(s)
+  if (match === null || !isCalendarDate(match[1]!)) return false
+  const [hour, minute, second] = [Number(match[2]), Number(match[3]), Number(match[4])]
+  const [offsetHour, offsetMinute] = [Number(match[6] ?? 0), Number(match[7] ?? 0)]
+  return hour < 24 && minute < 60 && second < 60 && offsetHour < 24 && offsetMinute < 60
+}
+
+const check = (predicate: (s: string) => boolean) => Schema.String.pipe(Schema.filter(predicate))
+
+const Timestamp = check(isRfc3339)
+const NonEmpty = check((s) => s.trim().length > 0)
+const Email = check((s) => s.length <= 320 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s))
+const Url = check((s) => s.length <= 2048 && /^https?:\/\/[^\s/?#]+\S*$/i.test(s))
+const Language = check((s) => /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(s))
+const Country = check((s) => /^[A-Z]{2}$/.test(s))
+const Text = (maxLength: number) => check((s) => s.length <= maxLength)
+
+const timestamp = "an RFC 3339 timestamp such as 2026-11-03T09:30:00Z"
+const url = "an absolute http(s) URL of at most 2048 characters"
+const text = "a string"
+const oneOf = (literals: ReadonlyArray<string>) => `one of ${literals.join(", ")}`
+
+// Each field names what it expects, so that the first problem reads `path: must be …` rather than the
+// first branch of a union.
+const expecting = (expected: string) => ({ message: () => ({ message: `must be ${expected}`, override: true }) })
+
+const required = <A, I>(schema: Schema.Schema<A, I>, expected: string) => schema.annotations(expecting(expected))
+
+/** An optional field: it may be left out or be null, and both store NULL. */
+const optional = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>
+  Schema.optional(Schema.NullOr(schema).annotations(expecting(`${expected}, or null`)))
+
+const list = <A, I>(item: Schema.Schema<A, I>, expected: string) =>
+  Schema.optionalWith(Schema.Array(item).annotations({ message: () => `must be ${expected}` }), { default: () => [] })
+
+export const ImportArticle = Schema.Struct({
+  title: optional(Text(255), "a string of at most 255 characters"),
+  url: required(Url, url),
+  status: optional(ArticleStatus, oneOf(ArticleStatus.literals)),
+  published_at: optional(Timestamp, timestamp),
+  target_keyword: optional(Schema.String, text),
+  meta_description: optional(Text(500), "a string of at most 500 characters"),
+  featured_image_url: optional(Url, url),
+  body: required(Schema.String, "an HTML string")
+}).annotations({ message: () => "must be an article object" })
+export type ImportArticle = typeof ImportArticle.Type
+
+export const ImportBacklink = Schema.Struct({
+  acquired_at: optional(Timestamp, timestamp),
+  source_domain: optional(Schema.String, text),
+  source_url: required(Url, url),
+  target_url: required(Url, url),
+  anchor_text: optional(Schema.String, text),
+  anchor_type: optional(AnchorType, oneOf(AnchorType.literals)),
+  status: optional(BacklinkStatus, oneOf(BacklinkStatus.literals)),
+  category: required(BacklinkCategory, oneOf(BacklinkCategory.literals))
+}).annotations({ message: () => "must be a backlink object" })
+export type ImportBacklink = typeof ImportBacklink.Type
+
+export const ImportSite = Schema.Struct({
+  name: optional(Schema.String, text),
+  website_url: required(Url, url),
+  language: optional(Language, "a BCP 47 language tag such as en or en-GB"),
+  country: optional(Country, "an ISO 3166-1 alpha-2 country code such as GB"),
+  geographic_scope: optional(GeographicScope, oneOf(GeographicScope.literals)),
+  industry: optional(Schema.String, text),
+  articles: list(ImportArticle, "an array of articles"),
+  backlinks: list(ImportBacklink, "an array of backlinks")
+}).annotations({ message: () => "must be a website object" })
+export type ImportSite = typeof ImportSite.Type
+
+export const ImportAccount = Schema.Struct({
+  email: required(Email, "an e-mail address"),
+  name: required(NonEmpty, "a non-empty string"),
+  password: optional(
+    check((s) => s.length >= 8),
+    "a string of at least 8 characters"
+  ),
+  sites: list(ImportSite, "an array of websites")
+}).annotations({ message: () => "must be an account object" })
+export type ImportAccount = typeof ImportAccount.Type
+
+/** The file `cbs import` reads: accounts with their websites, articles and backlinks (CONTRACT.md, "Operators"). */
+export const ImportFile = Schema.Struct({
+  accounts: Schema.Array(ImportAccount).annotations({ message: () => "must be an array of accounts" })
+}).annotations({ message: () => 'must be an object such as { "accounts": [] }' })
+export type ImportFile = typeof ImportFile.Type
+/** The file as written, before decoding: optional fields may be absent. */
+export type ImportFileJson = typeof ImportFile.Encoded

@@ -1,0 +1,191 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { AccountId, ArticleId, BacklinkId, SiteId, UserId } from "../Domain/Ids.js"
+
+const Text = Schema.NullOr(Schema.String)
+
+/** What an upsert did to one record: inserted it, changed it, or found it already as given. */
+const Upserted = <A, I>(id: Schema.Schema<A, I>) =>
+  Schema.Struct({ id, inserted: Schema.Boolean, written: Schema.Boolean })
+
+export type Outcome = "created" | "updated" | "unchanged"
+
+const outcomeOf = (row: { readonly inserted: boolean; readonly written: boolean }): Outcome =>
+  row.inserted ? "created" : row.written ? "updated" : "unchanged"
+
+const SiteRecord = Schema.Struct({
+  account_id: AccountId,
+  name: Text,
+  website_url: Schema.String,
+  language: Text,
+  country: Text,
+  geographic_scope: Text,
+  industry: Text
+})
+
+const ArticleRecord = Schema.Struct({
+  site_id: SiteId,
+  title: Text,
+  url: Schema.String,
+  status: Text,
+  published_at: Text,
+  target_keyword: Text,
+  meta_description: Text,
+  featured_image_url: Text,
+  body: Schema.String,
+  word_count: Schema.Number
+})
+
+const BacklinkRecord = Schema.Struct({
+  site_id: SiteId,
+  acquired_at: Text,
+  source_domain: Text,
+  source_url: Schema.String,
+  target_url: Schema.String,
+  anchor_text: Text,
+  anchor_type: Text,
+  status: Text,
+  category: Schema.String
+})
+
+const UserRecord = Schema.Struct({
+  user_id: UserId,
+  account_id: AccountId,
+  account_name: Schema.String,
+  password_hash: Text
+})
+
+/**
+ * The SQL of `cbs import`. Each upsert leans on a unique index of migrations/0001_initial.sql and writes a row only
+ * when a field differs, so that importing the same file twice changes nothing. A row the upsert left alone is not
+ * returned by `returning`; the second branch finds it in the statement's snapshot.
+ */
+export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findUser = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: UserRecord,
+      execute: (email) => sql`
+        select u.id as user_id, u.account_id, a.name as account_name, u.password_hash
+        from users u join accounts a on a.id = u.account_id
+        where lower(u.email) = lower(${email})`
+    })
+
+    const insertAccount = SqlSchema.single({
+      Request: Schema.Struct({ name: Schema.String }),
+      Result: Schema.Struct({ id: AccountId }),
+      execute: (req) => sql`insert into accounts ${sql.insert(req)} returning id`
+    })
+
+    const insertUser = SqlSchema.single({
+      Request: Schema.Struct({
+        account_id: AccountId,
+        email: Schema.String,
+        name: Schema.String,
+        password_hash: Text
+      }),
+      Result: Schema.Struct({ id: UserId }),
+      execute: (req) => sql`insert into users ${sql.insert(req)} returning id`
+    })
+
+    const renameAccount = (id: AccountId, name: string) => sql`update accounts set name = ${name} where id = ${id}`
+
+    const setPassword = (id: UserId, passwordHash: string) =>
+      sql`update users set password_hash = ${passwordHash} where id = ${id}`
+
+    const upsertSite = SqlSchema.single({
+      Request: SiteRecord,
+      Result: Upserted(SiteId),
+      execute: (site) => sql`
+        with written as (
+          insert into sites ${sql.insert(site)}
+          on conflict (account_id, website_url) do update set
+            name = excluded.name, language = excluded.language, country = excluded.country,
+            geographic_scope = excluded.geographic_scope, industry = excluded.industry
+          where (sites.name, sites.language, sites.country, sites.geographic_scope, sites.industry)
+            is distinct from (excluded.name, excluded.language, excluded.country, excluded.geographic_scope,
+              excluded.industry)
+          returning id, (xmax = 0) as inserted
+        )
+        select id, inserted, true as written from written
+        union all
+        select id, false, false from sites
+        where account_id = ${site.account_id} and website_url = ${site.website_url}
+          and not exists (select 1 from written)`
+    })
+
+    const upsertArticle = SqlSchema.single({
+      Request: ArticleRecord,
+      Result: Upserted(ArticleId),
+      execute: (article) => sql`
+        with written as (
+          insert into articles ${sql.insert(article)}
+          on conflict (site_id, url) do update set
+            title = excluded.title, status = excluded.status, published_at = excluded.published_at,
+            target_keyword = excluded.target_keyword, meta_description = excluded.meta_description,
+            featured_image_url = excluded.featured_image_url, body = excluded.body,
+            word_count = excluded.word_count, updated_at = now()
+          where (articles.title, articles.status, articles.published_at, articles.target_keyword,
+              articles.meta_description, articles.featured_image_url, articles.body, articles.word_count)
+            is distinct from (excluded.title, excluded.status, excluded.published_at, excluded.target_keyword,
+              excluded.meta_description, excluded.featured_image_url, excluded.body, excluded.word_count)
+          returning id, (xmax = 0) as inserted
+        )
+        select id, inserted, true as written from written
+        union all
+        select id, false, false from articles
+        where site_id = ${article.site_id} and url = ${article.url}
+          and not exists (select 1 from written)`
+    })
+
+    const upsertBacklink = SqlSchema.single({
+      Request: BacklinkRecord,
+      Result: Upserted(BacklinkId),
+      execute: (backlink) => sql`
+        with written as (
+          insert into backlinks ${sql.insert(backlink)}
+          on conflict (site_id, source_url, target_url) do update set
+            acquired_at = excluded.acquired_at, source_domain = excluded.source_domain,
+            anchor_text = excluded.anchor_text, anchor_type = excluded.anchor_type,
+            status = excluded.status, category = excluded.category
+          where (backlinks.acquired_at, backlinks.source_domain, backlinks.anchor_text, backlinks.anchor_type,
+              backlinks.status, backlinks.category)
+            is distinct from (excluded.acquired_at, excluded.source_domain, excluded.anchor_text,
+              excluded.anchor_type, excluded.status, excluded.category)
+          returning id, (xmax = 0) as inserted
+        )
+        select id, inserted, true as written from written
+        union all
+        select id, false, false from backlinks
+        where site_id = ${backlink.site_id} and source_url = ${backlink.source_url}
+          and target_url = ${backlink.target_url}
+          and not exists (select 1 from written)`
+    })
+
+    const withOutcome = <A extends { readonly inserted: boolean; readonly written: boolean }, E>(
+      effect: Effect.Effect<A, E>
+    ) => Effect.map(Effect.orDie(effect), (row) => ({ ...row, outcome: outcomeOf(row) }))
+
+    return {
+      findUser: (email: string) => findUser(email).pipe(Effect.orDie),
+      insertAccount: (name: string) =>
+        insertAccount({ name }).pipe(
+          Effect.map((row) => row.id),
+          Effect.orDie
+        ),
+      insertUser: (user: Parameters<typeof insertUser>[0]) =>
+        insertUser(user).pipe(
+          Effect.map((row) => row.id),
+          Effect.orDie
+        ),
+      renameAccount: (id: AccountId, name: string) => renameAccount(id, name).pipe(Effect.asVoid, Effect.orDie),
+      setPassword: (id: UserId, passwordHash: string) =>
+        setPassword(id, passwordHash).pipe(Effect.asVoid, Effect.orDie),
+      upsertSite: (site: typeof SiteRecord.Type) => withOutcome(upsertSite(site)),
+      upsertArticle: (article: typeof ArticleRecord.Type) => withOutcome(upsertArticle(article)),
+      upsertBacklink: (backlink: typeof BacklinkRecord.Type) => withOutcome(upsertBacklink(backlink))
+    }
+  })
+}) {}

@@ -1,0 +1,369 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { type Console, Effect, Exit, Layer, Option, TestClock } from "effect"
+import { Accounts } from "../src/Auth/Accounts.js"
+import { ApiKeys } from "../src/Auth/ApiKeys.js"
+import { verifyPassword } from "../src/Auth/Passwords.js"
+import { runCbs } from "../src/Cli/Cli.js"
+import type { Database } from "../src/Database.js"
+import { DEMO_EMAIL } from "../src/Demo.js"
+import { extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
+import { TestDatabaseLive } from "./support/TestDatabase.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+/** Runs `cbs …args` in-process on this file's database; what it printed and how it ended. */
+const cbs = (...args: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const database = Layer.succeedContext(yield* Effect.context<Database>())
+    const stdout: Array<string> = []
+    const stderr: Array<string> = []
+    const base = yield* Effect.console
+    const capture: Console.Console = {
+      ...base,
+      log: (...parts) => Effect.sync(() => void stdout.push(parts.join(" "))),
+      error: (...parts) => Effect.sync(() => void stderr.push(parts.join(" ")))
+    }
+    const exit = yield* runCbs(["node", "cbs", ...args], database).pipe(Effect.withConsole(capture), Effect.exit)
+    return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
+  })
+
+const field = (output: string, name: string): string => {
+  const match = new RegExp(`^${name}: (\\S+)$`, "m").exec(output)
+  assert.isNotNull(match, `no "${name}:" line in:\n${output}`)
+  return match![1]!
+}
+
+let counter = 0
+const newEmail = () => `cli${++counter}@example.com`
+
+const authenticate = (key: string) => Effect.flatMap(ApiKeys, (keys) => keys.authenticate(key))
+
+const createAccount = (email = newEmail()) =>
+  Effect.gen(function* () {
+    const result = yield* cbs("account", "create", "--email", email, "--name", "Cli Ltd")
+    assert.isTrue(result.ok, result.stderr)
+    return {
+      email,
+      accountId: Number(field(result.stdout, "account id")),
+      userId: Number(field(result.stdout, "user id"))
+    }
+  })
+
+const withTempFile = (contents: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = mkdtempSync(join(tmpdir(), "cbs-cli-test-"))
+      const file = join(dir, "import.json")
+      writeFileSync(file, contents)
+      return { dir, file }
+    }),
+    ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  ).pipe(Effect.map(({ file }) => file))
+
+const importFile = (email: string, title: string) =>
+  JSON.stringify({
+    accounts: [
+      {
+        email,
+        name: "Imported Ltd",
+        sites: [
+          {
+            name: "Imported",
+            website_url: `https://${email.replace(/\W/g, "")}.example.com`,
+            articles: [
+              { title, url: `https://imported.example.com/${email}/a`, status: "published", body: "<p>One two</p>" }
+            ],
+            backlinks: [
+              {
+                source_url: "https://news.example.org/1",
+                target_url: "https://imported.example.com/",
+                category: "local"
+              }
+            ]
+          }
+        ]
+      }
+    ]
+  })
+
+const TestLive = Layer.mergeAll(Accounts.Default, ApiKeys.Default).pipe(
+  Layer.provideMerge(TestDatabaseLive),
+  Layer.merge(NodeContext.layer)
+)
+
+layer(TestLive)("cbs", (it) => {
+  describe("account and key", () => {
+    it.effect("account create prints the ids, and key create --account prints a key that authenticates", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount()
+        const found = yield* Effect.flatMap(Accounts, (accounts) => accounts.findByEmail(account.email))
+        assert.isTrue(Option.isSome(found))
+        assert.strictEqual(Option.getOrThrow(found).account_id, account.accountId)
+        assert.strictEqual(Option.getOrThrow(found).user_id, account.userId)
+
+        const created = yield* cbs("key", "create", "--account", account.email, "--name", "ci")
+        assert.isTrue(created.ok, created.stderr)
+        const key = field(created.stdout, "API key")
+        assert.match(key, /^cbs_/)
+        assert.strictEqual(field(created.stdout, "prefix"), key.slice(0, 12))
+        const credential = yield* authenticate(key)
+        assert.isTrue(Option.isSome(credential))
+        assert.strictEqual(Option.getOrThrow(credential).accountId, account.accountId)
+        assert.isFalse(Option.getOrThrow(credential).isAdmin)
+      })
+    )
+
+    it.effect("key create --admin makes an admin key", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount()
+        const created = yield* cbs("key", "create", "--account", account.email, "--admin")
+        assert.isTrue(created.ok, created.stderr)
+        const credential = yield* authenticate(field(created.stdout, "API key"))
+        assert.isTrue(Option.getOrThrow(credential).isAdmin)
+      })
+    )
+
+    it.effect("key revoke --id makes the key stop authenticating", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount()
+        const created = yield* cbs("key", "create", "--account", account.email)
+        const key = field(created.stdout, "API key")
+        assert.isTrue(Option.isSome(yield* authenticate(key)))
+
+        const revoked = yield* cbs("key", "revoke", "--id", field(created.stdout, "key id"))
+        assert.isTrue(revoked.ok, revoked.stderr)
+        assert.isTrue(Option.isNone(yield* authenticate(key)))
+      })
+    )
+
+    it.effect("key create for an unknown e-mail fails with one line on stderr and prints no key", () =>
+      Effect.gen(function* () {
+        const result = yield* cbs("key", "create", "--account", "nobody@example.com")
+        assert.isFalse(result.ok)
+        assert.strictEqual(result.stderr, "cbs: no account has a user with e-mail nobody@example.com")
+        assert.notInclude(result.stdout, "API key")
+      })
+    )
+
+    it.effect("key revoke of an unknown id fails with a clear error", () =>
+      Effect.gen(function* () {
+        const result = yield* cbs("key", "revoke", "--id", "987654")
+        assert.isFalse(result.ok)
+        assert.strictEqual(result.stderr, "cbs: no API key has id 987654")
+      })
+    )
+
+    it.effect("account create with an e-mail already in use fails and creates nothing", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount()
+        const result = yield* cbs("account", "create", "--email", account.email.toUpperCase(), "--name", "Again")
+        assert.isFalse(result.ok)
+        assert.match(result.stderr, /^cbs: a user with the e-mail .* already exists$/)
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql`select id from users where lower(email) = ${account.email}`
+        assert.strictEqual(rows.length, 1)
+      })
+    )
+
+    it.effect("a missing required option fails without running the command", () =>
+      Effect.gen(function* () {
+        const result = yield* cbs("account", "create", "--name", "No e-mail")
+        assert.isFalse(result.ok)
+        assert.include(result.stderr, "--email")
+      })
+    )
+  })
+
+  describe("import", () => {
+    it.scoped("import FILE twice creates the records once; the second run changes nothing", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const file = yield* withTempFile(importFile(email, "First title"))
+        const first = yield* cbs("import", file)
+        assert.isTrue(first.ok, first.stderr)
+        assert.match(first.stdout, /articles\s+1 created, 0 updated, 0 unchanged/)
+
+        const second = yield* cbs("import", file)
+        assert.isTrue(second.ok, second.stderr)
+        assert.match(second.stdout, /accounts\s+0 created, 0 updated, 1 unchanged/)
+        assert.match(second.stdout, /articles\s+0 created, 0 updated, 1 unchanged/)
+        assert.match(second.stdout, /backlinks\s+0 created, 0 updated, 1 unchanged/)
+
+        const sql = yield* SqlClient.SqlClient
+        const [counts] = yield* sql`
+          select (select count(*)::int from sites s where s.account_id = u.account_id) as sites,
+                 (select count(*)::int from articles a join sites s on s.id = a.site_id
+                   where s.account_id = u.account_id) as articles
+          from users u where u.email = ${email}`
+        assert.deepStrictEqual(counts, { sites: 1, articles: 1 })
+      })
+    )
+
+    it.scoped("import of a bad file fails naming the field and stores nothing", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const file = yield* withTempFile(importFile(email, "x".repeat(300)))
+        const result = yield* cbs("import", file)
+        assert.isFalse(result.ok)
+        assert.strictEqual(
+          result.stderr,
+          "cbs: accounts[0].sites[0].articles[0].title: must be a string of at most 255 characters, or null"
+        )
+        const sql = yield* SqlClient.SqlClient
+        assert.strictEqual((yield* sql`select id from users where email = ${email}`).length, 0)
+      })
+    )
+
+    it.effect("import of a missing file fails with one line", () =>
+      Effect.gen(function* () {
+        const result = yield* cbs("import", join(tmpdir(), "no-such-cbs-file.json"))
+        assert.isFalse(result.ok)
+        assert.match(result.stderr, /^cbs: cannot read .*no-such-cbs-file\.json/)
+      })
+    )
+  })
+
+  it.effect("migrate reports the database up to date", () =>
+    Effect.gen(function* () {
+      const result = yield* cbs("migrate")
+      assert.isTrue(result.ok, result.stderr)
+      assert.match(result.stdout, /^Database is up to date: \d+ migrations? applied, the latest \d{4}_[a-z0-9_]+\.$/m)
+    })
+  )
+
+  it.effect(
+    "seed --demo imports two websites with a few dozen articles with protected links, both backlink categories, and prints a working sign-in and key",
+    () =>
+      Effect.gen(function* () {
+        const today = Date.parse("2026-11-21T12:00:00Z")
+        yield* TestClock.setTime(today)
+        const result = yield* cbs("seed", "--demo")
+        assert.isTrue(result.ok, result.stderr)
+        assert.strictEqual(field(result.stdout, "Demo sign-in"), DEMO_EMAIL)
+
+        const credential = yield* authenticate(field(result.stdout, "API key"))
+        assert.isTrue(Option.isSome(credential))
+        const accountId = Option.getOrThrow(credential).accountId
+
+        const sql = yield* SqlClient.SqlClient
+        const [user] = yield* sql`select password_hash from users where email = ${DEMO_EMAIL}`
+        assert.isTrue(yield* verifyPassword(field(result.stdout, "Password"), user!["password_hash"] as string))
+
+        const sites = yield* sql`select id from sites where account_id = ${accountId} order by id`
+        assert.strictEqual(sites.length, 2)
+        const siteIds = sites.map((row) => row["id"] as number)
+        const articles = yield* sql`
+          select status, body, extract(epoch from published_at)::float8 * 1000 as published_ms
+          from articles where site_id in ${sql.in(siteIds)}`
+        assert.isAtLeast(articles.length, 24)
+        assert.isAtMost(articles.length, 48)
+        for (const article of articles) {
+          const links = extractProtectedLinks(article["body"] as string)
+          assert.isAtLeast(links.length, 1)
+          assert.isAtMost(links.length, 3)
+          const published = article["published_ms"] as number | null
+          if (article["status"] === "published") {
+            assert.isTrue(published !== null && published < today && published > today - 130 * 86_400_000)
+          }
+          if (article["status"] === "scheduled") assert.isTrue(published !== null && published > today)
+        }
+        assert.deepStrictEqual([...new Set(articles.map((row) => row["status"]))].sort(), [
+          "draft",
+          "published",
+          "scheduled"
+        ])
+        const categories = yield* sql`
+          select site_id, category, count(*)::int as n from backlinks where site_id in ${sql.in(siteIds)}
+          group by site_id, category order by site_id, category`
+        assert.deepStrictEqual(
+          categories.map((row) => [row["site_id"], row["category"]]),
+          siteIds.flatMap((id) => [
+            [id, "industry"],
+            [id, "local"]
+          ])
+        )
+      })
+  )
+})
+
+// --- The real program: `node bin/cbs.js serve` on an empty embedded database --------------------------------------
+
+const freePort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const spawnServe = (env: NodeJS.ProcessEnv) =>
+  Effect.acquireRelease(
+    Effect.sync(() =>
+      spawn(process.execPath, ["bin/cbs.js", "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+    ),
+    (child) => Effect.sync(() => (child.exitCode === null && child.signalCode === null ? child.kill("SIGKILL") : true))
+  )
+
+/** Resolves with the first match of `pattern` in the child's stdout; fails if the child exits first. */
+const waitForOutput = (child: ChildProcess, pattern: RegExp) =>
+  Effect.async<string, Error>((resume) => {
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (chunk) => {
+      stdout += String(chunk)
+      const match = pattern.exec(stdout)
+      if (match !== null) resume(Effect.succeed(match[1]!))
+    })
+    child.stderr?.on("data", (chunk) => {
+      stderr += String(chunk)
+    })
+    child.on("exit", (code) => resume(Effect.fail(new Error(`cbs serve exited (${code}):\n${stdout}\n${stderr}`))))
+  })
+
+const exited = (child: ChildProcess) =>
+  Effect.async<number | null>((resume) => {
+    if (child.exitCode !== null) return resume(Effect.succeed(child.exitCode))
+    child.on("exit", (code) => resume(Effect.succeed(code)))
+  })
+
+describe("cbs serve (subprocess)", () => {
+  it.live(
+    "on an empty embedded database imports the demo data, prints a working API key, and exits on SIGTERM",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* Effect.acquireRelease(
+          Effect.sync(() => mkdtempSync(join(tmpdir(), "cbs-serve-test-"))),
+          (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+        )
+        const port = yield* freePort
+        // No DATABASE_URL: the embedded database, created in the empty DATA_DIR.
+        const { DATABASE_URL: _, PUBLIC_BASE_URL: __, SEED_DEMO: ___, ...inherited } = process.env
+        const env = { ...inherited, DATA_DIR: join(dataDir, "data"), PORT: String(port), HOST: "127.0.0.1" }
+        const child = yield* spawnServe(env)
+
+        const key = yield* waitForOutput(child, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("50 seconds"))
+        const sites = yield* Effect.promise(() =>
+          fetch(`http://127.0.0.1:${port}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
+        )
+        assert.strictEqual(sites.status, 200)
+        const body = yield* Effect.promise(() => sites.json())
+        assert.strictEqual(body.meta.total, 2)
+        const openapi = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`))
+        assert.strictEqual(openapi.status, 200)
+
+        child.kill("SIGTERM")
+        const code = yield* exited(child).pipe(Effect.timeout("15 seconds"))
+        assert.strictEqual(code, 0)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+})
