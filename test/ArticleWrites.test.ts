@@ -1,0 +1,654 @@
+import { request } from "node:http"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import type { ArticleId } from "../src/Domain/Ids.js"
+import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
+
+/** A request with a JSON (or raw) body; the status and the parsed JSON answer. */
+const send = (
+  method: "GET" | "PUT" | "PATCH",
+  path: string,
+  options: { readonly key?: string; readonly json?: unknown; readonly raw?: string; readonly contentType?: string }
+) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const headers: Record<string, string> = {}
+    if (options.key !== undefined) headers["x-api-key"] = options.key
+    let body: string | undefined
+    if (options.json !== undefined) {
+      headers["content-type"] = "application/json"
+      body = JSON.stringify(options.json)
+    }
+    if (options.raw !== undefined) body = options.raw
+    if (options.contentType !== undefined) headers["content-type"] = options.contentType
+    const res = yield* app.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) })
+    const text = yield* Effect.promise(() => res.text())
+    return { status: res.status, body: JSON.parse(text) }
+  })
+
+const put = (id: number, key: string, json: unknown) => send("PUT", `/api/v1/articles/${id}`, { key, json })
+const patch = (id: number, key: string, json: unknown) => send("PATCH", `/api/v1/articles/${id}`, { key, json })
+const getArticle = (id: number, key: string) =>
+  send("GET", `/api/v1/articles/${id}`, { key }).pipe(
+    Effect.tap((res) => assert.strictEqual(res.status, 200)),
+    Effect.map((res) => res.body.data)
+  )
+
+/** A fresh account with one website and one article built from `fields`. */
+const articleOfNewAccount = (fields?: ArticleFields) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const { accountId, key } = yield* app.makeAccount()
+    const siteId = yield* app.makeSite(accountId)
+    const id = yield* app.makeArticle(siteId, fields)
+    return { key, id, accountId, siteId }
+  })
+
+const assertError = (
+  result: { readonly status: number; readonly body: Record<string, unknown> },
+  status: number,
+  error: string
+) => {
+  assert.strictEqual(result.status, status, JSON.stringify(result.body))
+  assert.strictEqual(result.body["error"], error)
+  assert.isString(result.body["message"])
+}
+
+/** The body stored in the database, read directly. */
+const storedBody = (id: ArticleId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ body: string }>`select body from articles where id = ${id}`.pipe(Effect.orDie)
+    return rows[0]!.body
+  })
+
+const revisionNumbers = (id: ArticleId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{
+      number: number
+    }>`select number from article_revisions where article_id = ${id} order by number`.pipe(Effect.orDie)
+    return rows.map((row) => Number(row.number))
+  })
+
+/**
+ * PUT of a JSON body of about `size` bytes sent with `Transfer-Encoding: chunked` (no Content-Length), so that the
+ * server learns its size only while reading. Answers the status and body, or status -1 with the socket error.
+ */
+const chunkedPut = (baseUrl: string, path: string, key: string, size: number) =>
+  Effect.async<{ readonly status: number; readonly body: Record<string, unknown> }>((resume) => {
+    const { hostname, port } = new URL(baseUrl)
+    const req = request(
+      { hostname, port, path, method: "PUT", headers: { "x-api-key": key, "content-type": "application/json" } },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (chunk: Buffer) => chunks.push(chunk))
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          resume(Effect.succeed({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+        })
+      }
+    )
+    req.on("error", (error) => resume(Effect.succeed({ status: -1, body: { error: String(error) } })))
+    const chunk = "x".repeat(64 * 1024)
+    let written = 0
+    const write = () => {
+      while (written < size) {
+        written += chunk.length
+        if (!req.write(chunk)) {
+          req.once("drain", write)
+          return
+        }
+      }
+      req.end('</p>"}')
+    }
+    req.write('{"body":"<p>')
+    write()
+  })
+
+const PARTNER = { type: "backlink", href: "https://partner.example.com/", text: "partner site" }
+const protectedBody =
+  '<p>Intro with <a data-service-protected="backlink" href="https://partner.example.com/">partner site</a> in it.</p><p>Second paragraph.</p>'
+
+layer(TestServerLive)("article writes", (it) => {
+  describe("PUT /api/v1/articles/{id}", () => {
+    it.effect("stores the body in canonical form and GET returns exactly the string PUT returned", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const res = yield* put(id, key, {
+          body: '<P class="lead">Fresh <B>text</B></P><div>More <span style="color:red">words</span></div>'
+        })
+        assert.strictEqual(res.status, 200)
+        const canonical: string = res.body.data.body
+        // Allowed elements kept (lower-cased), their disallowed attributes dropped, other elements unwrapped.
+        assert.include(canonical, "<p>Fresh <b>text</b></p>")
+        assert.include(canonical, "More <span>words</span>")
+        assert.notMatch(canonical, /class=|style=|<div|<P|<B/)
+        assert.strictEqual((yield* getArticle(id, key)).body, canonical)
+        assert.strictEqual(yield* storedBody(id), canonical)
+        // The canonical form is a fixed point: sending it back changes nothing.
+        const again = yield* put(id, key, { body: canonical })
+        assert.strictEqual(again.body.data.body, canonical)
+        assert.deepStrictEqual(yield* revisionNumbers(id), [1])
+      })
+    )
+
+    it.effect("stores the title trimmed", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const res = yield* put(id, key, { title: "  A new title \t", body: "<p>Text.</p>" })
+        assert.strictEqual(res.status, 200)
+        assert.strictEqual(res.body.data.title, "A new title")
+        assert.strictEqual((yield* getArticle(id, key)).title, "A new title")
+      })
+    )
+
+    it.effect("without a title keeps the current title", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ title: "Kept title" })
+        const res = yield* put(id, key, { body: "<p>Other text.</p>" })
+        assert.strictEqual(res.status, 200)
+        assert.strictEqual(res.body.data.title, "Kept title")
+      })
+    )
+
+    for (const [label, title] of [
+      ["empty", ""],
+      ["blank", "   "]
+    ] as const) {
+      it.effect(`an ${label} title is 422 validation_error and changes nothing`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* articleOfNewAccount({ title: "Original", body: "<p>Original.</p>" })
+          const res = yield* put(id, key, { title, body: "<p>Changed.</p>" })
+          assertError(res, 422, "validation_error")
+          const read = yield* getArticle(id, key)
+          assert.strictEqual(read.title, "Original")
+          assert.strictEqual(read.body, "<p>Original.</p>")
+        })
+      )
+    }
+
+    it.effect("a 256-character title is 422 validation_error with limit 255; 255 characters are accepted", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const res = yield* put(id, key, { title: "t".repeat(256), body: "<p>Text.</p>" })
+        assertError(res, 422, "validation_error")
+        assert.strictEqual(res.body.limit, 255)
+        const ok = yield* put(id, key, { title: "t".repeat(255), body: "<p>Text.</p>" })
+        assert.strictEqual(ok.status, 200)
+        assert.strictEqual(ok.body.data.title, "t".repeat(255))
+      })
+    )
+
+    it.effect("a 2001-character reason is 422 validation_error with limit 2000", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const res = yield* put(id, key, { body: "<p>Text.</p>", reason: "r".repeat(2001) })
+        assertError(res, 422, "validation_error")
+        assert.strictEqual(res.body.limit, 2000)
+      })
+    )
+
+    it.effect("a missing body is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        assertError(yield* put(id, key, { title: "Only a title" }), 422, "validation_error")
+      })
+    )
+
+    it.effect("a body that is not a string is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        assertError(yield* put(id, key, { body: 42 }), 422, "validation_error")
+        assertError(yield* put(id, key, { body: ["<p>x</p>"] }), 422, "validation_error")
+      })
+    )
+
+    it.effect("a malformed JSON body is 422 validation_error, never 400 or 500", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const res = yield* send("PUT", `/api/v1/articles/${id}`, {
+          key,
+          raw: '{"body": "<p>x</p>",',
+          contentType: "application/json"
+        })
+        assertError(res, 422, "validation_error")
+      })
+    )
+
+    it.effect("a text/plain body is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
+        const res = yield* send("PUT", `/api/v1/articles/${id}`, {
+          key,
+          raw: JSON.stringify({ body: "<p>Changed.</p>" }),
+          contentType: "text/plain"
+        })
+        assertError(res, 422, "validation_error")
+        assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
+      })
+    )
+  })
+
+  describe("PUT: disallowed HTML", () => {
+    const cases: ReadonlyArray<readonly [string, string, RegExp]> = [
+      ["a <script> element", "<p>Hi</p><script>alert(1)</script>", /script/i],
+      ["an <iframe> element", '<p>Hi</p><iframe src="https://evil.example.com/"></iframe>', /iframe/i],
+      ["an onclick attribute", '<p onclick="alert(1)">Hi</p>', /onclick/i],
+      ["a javascript: href", '<p><a href="javascript:alert(1)">Hi</a></p>', /javascript:/i],
+      ["an entity-encoded &#106;avascript: href", '<p><a href="&#106;avascript:alert(1)">Hi</a></p>', /javascript:/i],
+      ["a mixed-case JaVaScRiPt: href", '<p><a href="JaVaScRiPt:alert(1)">Hi</a></p>', /javascript:/i],
+      ["a <style> element", "<style>p { color: red }</style><p>Hi</p>", /style/i]
+    ]
+    for (const [label, body, construct] of cases) {
+      it.effect(`${label} is 422 disallowed_html naming the construct, and the body stays as it was`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* articleOfNewAccount({ body: "<p>Safe original.</p>" })
+          const res = yield* put(id, key, { body })
+          assertError(res, 422, "disallowed_html")
+          assert.match(res.body.message, construct)
+          assert.strictEqual((yield* getArticle(id, key)).body, "<p>Safe original.</p>")
+        })
+      )
+    }
+  })
+
+  describe("PUT: protected links", () => {
+    it.effect("removing a protected link is 422 protected_link_violation listing it, and the body is untouched", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        const res = yield* put(id, key, { body: "<p>Intro without the link.</p><p>Second paragraph.</p>" })
+        assertError(res, 422, "protected_link_violation")
+        assert.deepStrictEqual(res.body.protected_links, [PARTNER])
+        assert.strictEqual((yield* getArticle(id, key)).body, protectedBody)
+      })
+    )
+
+    const alterations: ReadonlyArray<readonly [string, string]> = [
+      [
+        "its href",
+        '<p>Intro with <a data-service-protected="backlink" href="https://other.example.com/">partner site</a> in it.</p>'
+      ],
+      [
+        "its text",
+        '<p>Intro with <a data-service-protected="backlink" href="https://partner.example.com/">our partner</a> in it.</p>'
+      ],
+      [
+        "its attribute value (backlink to internal)",
+        '<p>Intro with <a data-service-protected="internal" href="https://partner.example.com/">partner site</a> in it.</p>'
+      ]
+    ]
+    for (const [what, body] of alterations) {
+      it.effect(`changing a protected link's ${what} is refused with protected_link_violation`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+          const res = yield* put(id, key, { body: `${body}<p>Second paragraph.</p>` })
+          assertError(res, 422, "protected_link_violation")
+          assert.deepInclude(res.body.protected_links, PARTNER)
+          assert.strictEqual(yield* storedBody(id), protectedBody)
+        })
+      )
+    }
+
+    it.effect("moving a protected link to another paragraph is allowed", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        const moved =
+          '<p>Intro without it.</p><p>Second paragraph with <a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>.</p>'
+        const res = yield* put(id, key, { body: moved })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        assert.strictEqual(res.body.data.body, moved)
+        assert.deepStrictEqual(res.body.data.protected_links, [PARTNER])
+      })
+    )
+
+    it.effect("forging a new protected link is refused with protected_link_violation listing the forged link", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        const forged = `${protectedBody}<p>And <a data-service-protected="internal" href="/about">about us</a>.</p>`
+        const res = yield* put(id, key, { body: forged })
+        assertError(res, 422, "protected_link_violation")
+        assert.deepStrictEqual(res.body.protected_links, [{ type: "internal", href: "/about", text: "about us" }])
+        assert.strictEqual(yield* storedBody(id), protectedBody)
+      })
+    )
+  })
+
+  describe("PATCH /api/v1/articles/{id}", () => {
+    it.effect("applies replacements in order, each on the result of the one before", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>alpha and omega</p>" })
+        const res = yield* patch(id, key, {
+          replacements: [
+            { find: "alpha", replace: "beta" },
+            { find: "beta and", replace: "gamma or" }
+          ]
+        })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        assert.strictEqual(res.body.data.body, "<p>gamma or omega</p>")
+        assert.strictEqual((yield* getArticle(id, key)).body, "<p>gamma or omega</p>")
+      })
+    )
+
+    it.effect("a find copied from a GET body with &amp; and attribute quotes matches", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        // PUT first, so the stored body is whatever the sanitiser serialises.
+        const setup = yield* put(id, key, {
+          body: `<p>Fish & chips at <a href="https://shop.example.com/?a=1&b=2" title='the "best"'>the shop</a>.</p>`
+        })
+        assert.strictEqual(setup.status, 200)
+        const body: string = (yield* getArticle(id, key)).body
+        const find = body.slice(body.indexOf("Fish"), body.indexOf("</a>") + 4)
+        assert.include(find, "&amp;")
+        assert.include(find, "&quot;")
+        const res = yield* patch(id, key, { replacements: [{ find, replace: "Fish and chips" }] })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        assert.strictEqual(res.body.data.body, "<p>Fish and chips.</p>")
+      })
+    )
+
+    it.effect(
+      "a find that occurs twice fails with 409 replacement_conflict naming index and count, saving nothing",
+      () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish, red fish</p>", title: "Fish" })
+          const res = yield* patch(id, key, { title: "New fish", replacements: [{ find: "red", replace: "blue" }] })
+          assertError(res, 409, "replacement_conflict")
+          assert.include(res.body.message, "replacements[0]")
+          assert.match(res.body.message, /\b2\b/)
+          const read = yield* getArticle(id, key)
+          assert.strictEqual(read.body, "<p>red fish, red fish</p>")
+          assert.strictEqual(read.title, "Fish")
+        })
+    )
+
+    it.effect("a find that does not occur fails with 409 replacement_conflict giving the count 0", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish</p>" })
+        const res = yield* patch(id, key, { replacements: [{ find: "green", replace: "blue" }] })
+        assertError(res, 409, "replacement_conflict")
+        assert.include(res.body.message, "replacements[0]")
+        assert.match(res.body.message, /\b0\b/)
+        assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
+      })
+    )
+
+    it.effect("all: true replaces every occurrence", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish, red fish, red</p>" })
+        const res = yield* patch(id, key, { replacements: [{ find: "red", replace: "blue", all: true }] })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        assert.strictEqual(res.body.data.body, "<p>blue fish, blue fish, blue</p>")
+      })
+    )
+
+    it.effect("all: true with no occurrence fails with 409 replacement_conflict", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish</p>" })
+        const res = yield* patch(id, key, { replacements: [{ find: "green", replace: "blue", all: true }] })
+        assertError(res, 409, "replacement_conflict")
+        assert.include(res.body.message, "replacements[0]")
+        assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
+      })
+    )
+
+    it.effect("a failing second replacement after a valid first one saves nothing", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>one two three</p>" })
+        const res = yield* patch(id, key, {
+          replacements: [
+            { find: "one", replace: "uno" },
+            { find: "missing", replace: "x" }
+          ]
+        })
+        assertError(res, 409, "replacement_conflict")
+        assert.include(res.body.message, "replacements[1]")
+        assert.strictEqual((yield* getArticle(id, key)).body, "<p>one two three</p>")
+        assert.deepStrictEqual(yield* revisionNumbers(id), [])
+      })
+    )
+
+    it.effect("51 replacements are 422 validation_error with limit 50", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>x</p>" })
+        const replacements = Array.from({ length: 51 }, () => ({ find: "x", replace: "x" }))
+        const res = yield* patch(id, key, { replacements })
+        assertError(res, 422, "validation_error")
+        assert.strictEqual(res.body.limit, 50)
+      })
+    )
+
+    it.effect("an empty find is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>x</p>" })
+        assertError(yield* patch(id, key, { replacements: [{ find: "", replace: "y" }] }), 422, "validation_error")
+        assert.strictEqual(yield* storedBody(id), "<p>x</p>")
+      })
+    )
+
+    it.effect("a 501-character meta_description is 422 validation_error with limit 500", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const res = yield* patch(id, key, { meta_description: "m".repeat(501) })
+        assertError(res, 422, "validation_error")
+        assert.strictEqual(res.body.limit, 500)
+      })
+    )
+
+    it.effect("an empty object is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        assertError(yield* patch(id, key, {}), 422, "validation_error")
+      })
+    )
+
+    it.effect("a replacement that removes a protected link is 422 protected_link_violation and saves nothing", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        const res = yield* patch(id, key, {
+          replacements: [
+            {
+              find: '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>',
+              replace: "partner site"
+            }
+          ]
+        })
+        assertError(res, 422, "protected_link_violation")
+        assert.deepStrictEqual(res.body.protected_links, [PARTNER])
+        assert.strictEqual(yield* storedBody(id), protectedBody)
+      })
+    )
+
+    it.effect("a replacement that introduces a <script> is 422 disallowed_html and saves nothing", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>Hello there.</p>" })
+        const res = yield* patch(id, key, { replacements: [{ find: "there.", replace: "there.<script>x()</script>" }] })
+        assertError(res, 422, "disallowed_html")
+        assert.match(res.body.message, /script/)
+        assert.strictEqual(yield* storedBody(id), "<p>Hello there.</p>")
+      })
+    )
+
+    it.effect("a replacement that forges a protected link is 422 protected_link_violation", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>See our services.</p>" })
+        const res = yield* patch(id, key, {
+          replacements: [
+            { find: "services", replace: '<a data-service-protected="internal" href="/services">services</a>' }
+          ]
+        })
+        assertError(res, 422, "protected_link_violation")
+        assert.deepStrictEqual(res.body.protected_links, [{ type: "internal", href: "/services", text: "services" }])
+        assert.strictEqual(yield* storedBody(id), "<p>See our services.</p>")
+      })
+    )
+
+    it.effect("a blank title in a PATCH is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ title: "Kept" })
+        assertError(yield* patch(id, key, { title: "  " }), 422, "validation_error")
+        assert.strictEqual((yield* getArticle(id, key)).title, "Kept")
+      })
+    )
+
+    it.effect("replacements that are not an array are 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        assertError(yield* patch(id, key, { replacements: { find: "x" } }), 422, "validation_error")
+        assertError(yield* patch(id, key, { replacements: [{ find: 1 }] }), 422, "validation_error")
+      })
+    )
+
+    it.effect("an empty meta_description is accepted", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ meta_description: "Old meta" })
+        assert.strictEqual((yield* patch(id, key, { meta_description: "" })).status, 200)
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ meta_description: string | null }>`select meta_description from articles
+          where id = ${id}`.pipe(Effect.orDie)
+        assert.strictEqual(rows[0]!.meta_description, "")
+      })
+    )
+
+    it.effect("a title-only PATCH changes the title and leaves the body alone", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>Body.</p>", title: "Old" })
+        const res = yield* patch(id, key, { title: " New " })
+        assert.strictEqual(res.status, 200)
+        assert.strictEqual(res.body.data.title, "New")
+        assert.strictEqual(res.body.data.body, "<p>Body.</p>")
+      })
+    )
+  })
+
+  describe("tenancy and authentication", () => {
+    it.effect("PUT and PATCH on another account's article are 404 not_found and change nothing", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { id } = yield* articleOfNewAccount({ body: "<p>Theirs.</p>" })
+        const { key: otherKey } = yield* app.makeAccount()
+        assertError(yield* put(id, otherKey, { body: "<p>Mine.</p>" }), 404, "not_found")
+        assertError(
+          yield* patch(id, otherKey, { replacements: [{ find: "Theirs", replace: "Mine" }] }),
+          404,
+          "not_found"
+        )
+        assert.strictEqual(yield* storedBody(id), "<p>Theirs.</p>")
+      })
+    )
+
+    it.effect("an admin key writing another account's article gets 404 not_found too", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { id } = yield* articleOfNewAccount({ body: "<p>Theirs.</p>" })
+        const { key: adminKey } = yield* app.makeAccount({ admin: true })
+        // The admin key can read it…
+        assert.strictEqual((yield* send("GET", `/api/v1/articles/${id}`, { key: adminKey })).status, 200)
+        // …but not write it.
+        assertError(yield* put(id, adminKey, { body: "<p>Admin.</p>" }), 404, "not_found")
+        assertError(yield* patch(id, adminKey, { title: "Admin" }), 404, "not_found")
+        assert.strictEqual(yield* storedBody(id), "<p>Theirs.</p>")
+      })
+    )
+
+    for (const badId of ["abc", "0", "-1", "1.5"]) {
+      it.effect(`PUT and PATCH on article id ${badId} are 404 not_found`, () =>
+        Effect.gen(function* () {
+          const { key } = yield* articleOfNewAccount()
+          const path = `/api/v1/articles/${badId}`
+          assertError(yield* send("PUT", path, { key, json: { body: "<p>x</p>" } }), 404, "not_found")
+          assertError(yield* send("PATCH", path, { key, json: { title: "x" } }), 404, "not_found")
+        })
+      )
+    }
+
+    it.effect("PUT and PATCH without a key are 401 unauthorized", () =>
+      Effect.gen(function* () {
+        const { id } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
+        const path = `/api/v1/articles/${id}`
+        assertError(yield* send("PUT", path, { json: { body: "<p>x</p>" } }), 401, "unauthorized")
+        assertError(yield* send("PATCH", path, { json: { title: "x" } }), 401, "unauthorized")
+        assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
+      })
+    )
+  })
+
+  describe("request size", () => {
+    it.effect("a JSON body over 5 MiB is answered with 413 payload_too_large and a limit", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
+        const json = JSON.stringify({ body: `<p>${"x".repeat(5 * 1024 * 1024)}</p>` })
+        const res = yield* Effect.tryPromise(() =>
+          fetch(`${app.baseUrl}/api/v1/articles/${id}`, {
+            method: "PUT",
+            headers: { "x-api-key": key, "content-type": "application/json" },
+            body: json
+          }).then(async (r) => ({ status: r.status, body: await r.json() }))
+        ).pipe(Effect.catchAll((error) => Effect.succeed({ status: -1, body: { error: String(error.cause) } })))
+        assertError(res, 413, "payload_too_large")
+        assert.isNumber(res.body.limit)
+        assert.isAtMost(res.body.limit, 5 * 1024 * 1024)
+        assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
+      })
+    )
+  })
+
+  describe("request size (streamed)", () => {
+    // Without a Content-Length the cap can only be applied while reading: the server stops reading at 5 MiB and
+    // closes the connection, so the client sees either a 413 or a reset, and nothing is saved.
+    it.effect(
+      "a JSON body over 5 MiB sent chunked, without Content-Length, is cut off at the cap and nothing is saved",
+      () =>
+        Effect.gen(function* () {
+          const app = yield* TestApp
+          const { key, id } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
+          const res = yield* chunkedPut(app.baseUrl, `/api/v1/articles/${id}`, key, 5 * 1024 * 1024 + 1024)
+          assert.include([413, -1], res.status)
+          if (res.status === 413) assert.strictEqual(res.body["error"], "payload_too_large")
+          assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
+        })
+    )
+  })
+
+  describe("word_count", () => {
+    it.effect("is recomputed from the body after PUT and after PATCH", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: "<p>one two</p>", word_count: 2 })
+        const afterPut = yield* put(id, key, { body: "<p>one two three</p><p>four five</p>" })
+        assert.strictEqual(afterPut.body.data.word_count, 5)
+        assert.strictEqual((yield* getArticle(id, key)).word_count, 5)
+        const afterPatch = yield* patch(id, key, { replacements: [{ find: "four five", replace: "four" }] })
+        assert.strictEqual(afterPatch.body.data.word_count, 4)
+        assert.strictEqual((yield* getArticle(id, key)).word_count, 4)
+      })
+    )
+  })
+
+  describe("concurrency", () => {
+    it.effect("10 concurrent PATCHes all succeed, none is lost, and revisions are numbered 1..10", () =>
+      Effect.gen(function* () {
+        const markers = Array.from({ length: 10 }, (_, i) => i)
+        const { key, id } = yield* articleOfNewAccount({
+          body: `<p>${markers.map((i) => `[a${i}]`).join(" ")}</p>`
+        })
+        const results = yield* Effect.all(
+          markers.map((i) => patch(id, key, { replacements: [{ find: `[a${i}]`, replace: `[a${i}-done]` }] })),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(
+          results.map((r) => r.status),
+          markers.map(() => 200)
+        )
+        const body: string = (yield* getArticle(id, key)).body
+        for (const i of markers) assert.include(body, `[a${i}-done]`)
+        assert.deepStrictEqual(
+          yield* revisionNumbers(id),
+          markers.map((i) => i + 1)
+        )
+      })
+    )
+  })
+})
