@@ -17,6 +17,7 @@ import { compareProtectedLinks, extractProtectedLinks } from "./Html/ProtectedLi
 import { applyReplacements } from "./Html/Replacements.js"
 import { type SanitizeResult, sanitize } from "./Html/Sanitize.js"
 import { wordCount } from "./Html/WordCount.js"
+import { Limits } from "./Limits.js"
 
 type SanitizedBody = Extract<SanitizeResult, { readonly _tag: "Ok" }>
 
@@ -47,16 +48,17 @@ const sameContent = (a: ArticleContent, b: ArticleContent) =>
   a.featured_image_url === b.featured_image_url
 
 export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
-  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default],
+  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, Limits.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const articles = yield* ArticlesRepo
     const revisions = yield* RevisionsRepo
+    const limits = yield* Limits
 
     /**
      * Runs one change in one transaction with the article row locked, so that concurrent changes apply one after
      * the other and none is lost. `edit` computes the new content from the current row; the protected-link check
-     * runs on the result. A change that changes nothing stores no revision.
+     * runs on the result. A change that changes nothing stores no revision and uses no quota.
      */
     const change = <E>(
       context: EditContext,
@@ -83,6 +85,8 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         const words = bodyChanged
           ? (sanitized?.wordCount ?? wordCount(next.body))
           : (current.word_count ?? wordCount(next.body))
+        // Only a change that will be saved uses quota; the transaction gives it back if anything later fails.
+        yield* limits.takeEdit(context.credential.accountId)
         const revision = current.revision + 1
         const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision })
         yield* revisions.insert({

@@ -16,6 +16,14 @@ export const AppConfig = Config.all({
   mediaDir: Config.option(Config.string("MEDIA_DIR")),
   /** When false, `cbs serve` does not import the demo data set into an empty database. */
   seedDemo: Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
+  /** Requests per credential per minute (raise it only for load tests). */
+  requestsPerMinute: Config.integer("REQUESTS_PER_MINUTE").pipe(Config.withDefault(60)),
+  /** Successful article changes per account per UTC day. */
+  editsPerDay: Config.integer("EDITS_PER_DAY").pipe(Config.withDefault(200)),
+  /** Days the audit log keeps calls; `cbs audit prune` deletes older ones. */
+  auditRetentionDays: Config.integer("AUDIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
+  /** Longest a request may run before it is answered with an error. */
+  requestTimeoutSeconds: Config.integer("REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   /** How long in-flight requests may run after SIGTERM before the process exits. */
   shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
 })

@@ -6,14 +6,17 @@ import { Api } from "./Api.js"
 import { ArticleEdits } from "./ArticleEdits.js"
 import { ArticlesHttpLive } from "./Articles/Http.js"
 import { Articles } from "./Articles.js"
+import { AuditLog } from "./Audit.js"
 import { Accounts } from "./Auth/Accounts.js"
 import { ApiKeys } from "./Auth/ApiKeys.js"
 import { AuthenticationLive } from "./Auth/Http.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
 import { ClientErrorsLive } from "./Http/Errors.js"
+import { HealthRoutesLive } from "./Http/Health.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { serverMiddleware } from "./Http/Server.js"
+import { Limits } from "./Limits.js"
 import { MediaRoutesLive } from "./Media/Http.js"
 import { MediaStore } from "./Media/MediaStore.js"
 import { MetaHttpLive } from "./Meta/Http.js"
@@ -29,6 +32,8 @@ export const ServicesLive = Layer.mergeAll(
   Backlinks.Default,
   Stats.Default,
   ArticleEdits.Default,
+  Limits.Default,
+  AuditLog.Default,
   Accounts.Default,
   ApiKeys.Default
 )
@@ -44,7 +49,7 @@ const MediaLive = MediaStore.Default.pipe(Layer.provide(PublicUrlLive))
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
   HttpApiBuilder.serve(serverMiddleware).pipe(
-    Layer.provide([ClientErrorsLive, MediaRoutesLive]),
+    Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive]),
     Layer.provide(ApiLive),
     Layer.provide(MediaLive),
     Layer.provideMerge(ServicesLive),

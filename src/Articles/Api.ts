@@ -11,6 +11,7 @@ import {
 import { DateRangeQuery } from "../Domain/Dates.js"
 import {
   DisallowedHtmlBody,
+  EditLimitExceededBody,
   ImageTooLargeBody,
   NotFoundBody,
   PayloadTooLargeBody,
@@ -69,6 +70,7 @@ export class ArticlesApi extends HttpApiGroup.make("articles")
       .addError(DisallowedHtmlBody)
       .addError(ProtectedLinkViolationBody)
       .addError(PayloadTooLargeBody)
+      .addError(EditLimitExceededBody)
       .annotate(OpenApi.Summary, "Replace an article's title and body")
       .annotate(
         OpenApi.Description,
@@ -86,6 +88,7 @@ export class ArticlesApi extends HttpApiGroup.make("articles")
       .addError(DisallowedHtmlBody)
       .addError(ProtectedLinkViolationBody)
       .addError(PayloadTooLargeBody)
+      .addError(EditLimitExceededBody)
       .annotate(OpenApi.Summary, "Edit an article in small steps")
       .annotate(
         OpenApi.Description,
@@ -102,6 +105,7 @@ export class ArticlesApi extends HttpApiGroup.make("articles")
       .addError(UnsupportedImageBody)
       .addError(ImageTooLargeBody)
       .addError(PayloadTooLargeBody)
+      .addError(EditLimitExceededBody)
       .annotate(OpenApi.Summary, "Replace an article's featured image")
       .annotate(
         OpenApi.Description,

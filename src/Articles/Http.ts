@@ -1,13 +1,30 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
 import { Api } from "../Api.js"
 import { ArticleEdits } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { CurrentCredential } from "../Auth/CurrentCredential.js"
 import { Article } from "../Domain/Article.js"
-import { ValidationError } from "../Domain/Errors.js"
+import { type EditLimitExceeded, EditLimitExceededBody, ValidationError } from "../Domain/Errors.js"
 import { requireId } from "../Http/RequireId.js"
 import { MediaStore } from "../Media/MediaStore.js"
+
+const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
+
+/** The edit-limit 429 carries Retry-After: the seconds to the next UTC midnight. */
+const retryAfterMidnight = <A, E, R>(effect: Effect.Effect<A, E | EditLimitExceeded, R>) =>
+  Effect.catchIf(
+    effect,
+    (error): error is EditLimitExceeded =>
+      typeof error === "object" && error !== null && "_tag" in error && error._tag === "EditLimitExceeded",
+    (error) =>
+      Effect.succeed(
+        HttpServerResponse.unsafeJson(encodeEditLimit(error), {
+          status: 429,
+          headers: { "retry-after": String(error.retry_after ?? 1) }
+        })
+      )
+  )
 
 export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers) =>
   Effect.gen(function* () {
@@ -34,13 +51,13 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
           return { data: yield* edits.replace(yield* apiContext(payload.reason), id, payload) }
-        })
+        }).pipe(retryAfterMidnight)
       )
       .handle("patchArticle", ({ path, payload }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
           return { data: yield* edits.patch(yield* apiContext(payload.reason), id, payload) }
-        })
+        }).pipe(retryAfterMidnight)
       )
       .handle("replaceFeaturedImage", ({ path, payload }) =>
         Effect.gen(function* () {
@@ -57,7 +74,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
           const saved = yield* edits.setFeaturedImage(context, id, url)
           const { body: _body, protected_links: _links, ...article } = saved
           return { data: new Article(article) }
-        })
+        }).pipe(retryAfterMidnight)
       )
   })
 )

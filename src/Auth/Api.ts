@@ -1,13 +1,15 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { UnauthorizedBody } from "../Domain/Errors.js"
+import { Schema } from "effect"
+import { RateLimitedBody, UnauthorizedBody } from "../Domain/Errors.js"
 import { CurrentCredential } from "./CurrentCredential.js"
 
 /**
- * API-key authentication. Both schemes are documented; whichever is used, `Authorization` is read first when
+ * API-key authentication, and the per-credential request limit (429 rate_limited) that every authenticated
+ * request counts against. Both schemes are documented; whichever is used, `Authorization` is read first when
  * present (a malformed or unknown one is a 401 even if `X-API-Key` is also sent).
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Auth/Authentication", {
-  failure: UnauthorizedBody,
+  failure: Schema.Union(UnauthorizedBody, RateLimitedBody),
   provides: CurrentCredential,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(

@@ -148,3 +148,16 @@ export const ImageTooLargeBody = wire(ImageTooLarge, "ImageTooLarge", {
   description: "The uploaded image is larger than 10 MiB; limit is 10485760 bytes.",
   fields: withLimit
 })
+
+export class EditLimitExceeded extends Schema.TaggedError<EditLimitExceeded>()("EditLimitExceeded", {
+  ...withLimit,
+  /** Seconds to the next UTC midnight; sent as the Retry-After header, not in the body. */
+  retry_after: Schema.optional(Schema.Number)
+}) {}
+export const EditLimitExceededBody = wire(EditLimitExceeded, "EditLimitExceeded", {
+  error: "edit_limit_exceeded",
+  status: 429,
+  description:
+    "The account has made 200 successful article changes this UTC day (API and MCP together); Retry-After gives the seconds to the next UTC midnight.",
+  fields: withLimit
+})

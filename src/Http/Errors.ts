@@ -1,6 +1,14 @@
-import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
-import { Cause, Effect, Option, Schema } from "effect"
+import {
+  HttpApiBuilder,
+  type HttpApp,
+  HttpIncomingMessage,
+  HttpServerRequest,
+  HttpServerResponse,
+  Multipart
+} from "@effect/platform"
+import { Cause, Data, Duration, Effect, Option, Schema } from "effect"
 import { Api } from "../Api.js"
+import { AppConfig } from "../Config.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { limitOf } from "../Domain/Bounds.js"
 import {
@@ -17,6 +25,8 @@ import { RequestId } from "./RequestId.js"
 
 /** Largest JSON (or other non-multipart) request body: a 200 KB article has ample room. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
+/** Room for a multipart part's own headers on top of the 10 MiB image. */
+const MULTIPART_PART_HEADROOM = 64 * 1024
 /** Largest multipart request body: a 10 MiB image and its fields. */
 export const MAX_MULTIPART_BYTES = MAX_IMAGE_BYTES + 1024 * 1024
 
@@ -92,7 +102,12 @@ const fromMultipartError = (error: { readonly reason: string; readonly cause: un
  * - an unknown route is a JSON 404, any other defect a JSON 500 without internals.
  * Declared API errors pass through to be encoded by the framework.
  */
-export const ClientErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
+export const ClientErrorsLive = HttpApiBuilder.middleware(
+  Api,
+  Effect.map(AppConfig, (config) => (app: HttpApp.Default) => handleClientErrors(app, config.requestTimeoutSeconds))
+)
+
+const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const multipart = (request.headers["content-type"] ?? "").toLowerCase().includes("multipart/form-data")
@@ -104,7 +119,13 @@ export const ClientErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
       )
     }
     return yield* app.pipe(
-      Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES)),
+      // A request that runs too long is answered (500 internal_error) rather than left hanging.
+      Effect.timeoutFail({
+        duration: Duration.seconds(timeoutSeconds),
+        onTimeout: () => new RequestTimedOut({ seconds: timeoutSeconds })
+      }),
+      // The parser counts a part's headers against this limit too; the store checks the file's exact size.
+      Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
       HttpIncomingMessage.withMaxBodySize(Option.some(cap)),
       Effect.catchAllCause((cause) => {
         const failure = Cause.failureOption(cause) as Option.Option<unknown>
@@ -113,6 +134,7 @@ export const ClientErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
           return Effect.succeed(unprocessable(fromDecodeIssues(issues)))
         }
         if (Option.isSome(failure) && isTagged(failure.value, "RouteNotFound")) return routeNotFound
+        if (Option.isSome(failure) && failure.value instanceof RequestTimedOut) return internalError(cause)
         const defect = Cause.dieOption(cause)
         if (Option.isSome(defect) && isTagged(defect.value, "MultipartError")) {
           return Effect.succeed(fromMultipartError(defect.value as unknown as Multipart.MultipartError, cap))
@@ -124,8 +146,14 @@ export const ClientErrorsLive = HttpApiBuilder.middleware(Api, (app) =>
             )
           )
         }
-        return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause)
+        // What is left are the declared API errors, which the framework encodes.
+        return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause as Cause.Cause<never>)
       })
     )
   })
-)
+
+class RequestTimedOut extends Data.TaggedError("RequestTimedOut")<{ readonly seconds: number }> {
+  override get message() {
+    return `The request did not finish within ${this.seconds} s.`
+  }
+}

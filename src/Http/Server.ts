@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { RequestId } from "./RequestId.js"
 
@@ -19,5 +19,9 @@ export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
           : withId
       )
     })
-    return yield* app.pipe(Effect.provideService(RequestId, requestId), Effect.annotateLogs("request_id", requestId))
+    // The access log line (method, url, status) carries the request id like every other line of the request.
+    return yield* HttpMiddleware.logger(app).pipe(
+      Effect.provideService(RequestId, requestId),
+      Effect.annotateLogs("request_id", requestId)
+    )
   })

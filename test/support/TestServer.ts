@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { Accounts } from "../../src/Auth/Accounts.js"
 import { ApiKeys } from "../../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId, BacklinkId, SiteId } from "../../src/Domain/Ids.js"
@@ -135,5 +135,7 @@ const make = Effect.gen(function* () {
 /** The whole service on 127.0.0.1 with a free port, on a fresh database. */
 export const TestServerLive = Layer.effect(TestApp, make).pipe(
   Layer.provideMerge(HttpServerLive({ port: 0, host: "127.0.0.1" })),
-  Layer.provideMerge(TestDatabaseLive)
+  Layer.provideMerge(TestDatabaseLive),
+  // Access log lines for every test request would drown the output; warnings and errors still show.
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )

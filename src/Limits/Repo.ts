@@ -1,0 +1,52 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import type { AccountId } from "../Domain/Ids.js"
+
+const Count = Schema.Struct({ count: Schema.Number })
+
+export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Counts one request in its window, atomically; returns the window's count including it. */
+    const countRequest = (credential: string, windowStart: string) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => sql`
+          insert into request_counters as c (credential, window_start, count)
+          values (${credential}, ${windowStart}::timestamptz, 1)
+          on conflict (credential, window_start) do update set count = c.count + 1
+          returning count`
+      })(undefined).pipe(Effect.orDie)
+
+    /**
+     * Takes one edit from an account's daily quota, atomically: the row lock of the upsert makes concurrent edits
+     * queue, and the `where` refuses once the quota is used. None when the quota is exhausted. Runs inside the
+     * edit's transaction, so a rejected edit gives its unit back.
+     */
+    const takeEdit = (accountId: AccountId, day: string, limit: number) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => sql`
+          insert into edit_counters as c (account_id, day, count)
+          values (${accountId}, ${day}::date, 1)
+          on conflict (account_id, day) do update set count = c.count + 1 where c.count < ${limit}
+          returning count`
+      })(undefined).pipe(Effect.orDie)
+
+    /** Deletes a credential's earlier windows (along the primary key). */
+    const deleteEarlierWindows = (credential: string, windowStart: string) =>
+      sql`delete from request_counters where credential = ${credential} and window_start < ${windowStart}::timestamptz`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    /** Deletes every window that started before `before`, whoever it belongs to. */
+    const pruneRequestCounters = (before: string) =>
+      sql`delete from request_counters where window_start < ${before}::timestamptz`.pipe(Effect.asVoid, Effect.orDie)
+
+    return { countRequest, takeEdit, deleteEarlierWindows, pruneRequestCounters }
+  })
+}) {}
