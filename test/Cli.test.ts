@@ -231,6 +231,24 @@ layer(TestLive)("cbs", (it) => {
     )
   })
 
+  it.effect("audit prune deletes calls older than the retention period and keeps newer ones", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const now = Date.now()
+      // The command reads the time through Effect's Clock, which is the test clock here.
+      yield* TestClock.setTime(now)
+      const at = (daysAgo: number) => new Date(now - daysAgo * 86_400_000).toISOString()
+      yield* sql`insert into audit_log (at, origin, method, path, status, duration_ms)
+        values (${at(100)}::timestamptz, 'API', 'GET', '/api/v1/sites', 200, 1),
+               (${at(10)}::timestamptz, 'API', 'GET', '/api/v1/sites', 200, 1)`
+      const result = yield* cbs("audit", "prune")
+      assert.isTrue(result.ok, result.stderr)
+      assert.match(result.stdout, /^Deleted 1 call older than 90 days/m)
+      const left = yield* sql<{ n: number }>`select count(*)::int as n from audit_log`
+      assert.strictEqual(left[0]!.n, 1)
+    })
+  )
+
   it.effect("migrate reports the database up to date", () =>
     Effect.gen(function* () {
       const result = yield* cbs("migrate")

@@ -3,6 +3,7 @@ import { Cause, ConfigError, Console, Effect, type Layer, Option } from "effect"
 import packageJson from "../../package.json" with { type: "json" }
 import type { Database } from "../Database.js"
 import { accountCommand } from "./Accounts.js"
+import { auditCommand } from "./Audit.js"
 import { CliError } from "./CliError.js"
 import { importCommand } from "./Import.js"
 import { keyCommand } from "./Keys.js"
@@ -28,7 +29,8 @@ export const makeCbs = <E, R>(database: Layer.Layer<Database, E, R>) => {
       withDatabase(accountCommand),
       withDatabase(keyCommand),
       withDatabase(importCommand),
-      withDatabase(seedCommand)
+      withDatabase(seedCommand),
+      withDatabase(auditCommand)
     ])
   )
 }

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { HttpServer } from "@effect/platform"
-import { Console, Context, Duration, Effect, Layer, Option, Scope } from "effect"
+import { Console, Context, Duration, Effect, Layer, Logger, Option, Scope } from "effect"
 import { AppConfig, publicBaseUrl } from "../Config.js"
 import { HttpServerLive } from "../Server.js"
 import { CliError } from "./CliError.js"
@@ -88,8 +88,10 @@ export const serveCommand = Command.make(
             : error
         )
       )
+      // Log lines are JSON from here on (one object a line, with the request id), for log collectors; the banner
+      // above them stays plain text for the person who started the server.
       yield* launch(
-        server,
+        server.pipe(Layer.provide(Logger.json)),
         (context) => {
           const address = Context.get(context, HttpServer.HttpServer).address
           const actualPort = address._tag === "TcpAddress" ? address.port : listen.port
