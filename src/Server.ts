@@ -12,6 +12,7 @@ import { ApiKeys } from "./Auth/ApiKeys.js"
 import { AuthenticationLive } from "./Auth/Http.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
+import { FeaturedImages } from "./FeaturedImages.js"
 import { ClientErrorsLive } from "./Http/Errors.js"
 import { HealthRoutesLive } from "./Http/Health.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
@@ -44,7 +45,7 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 )
 
 /** Uploaded media: stored by the edit endpoints, served at /media. Their addresses need the server's public URL. */
-const MediaLive = MediaStore.Default.pipe(Layer.provide(PublicUrlLive))
+const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Default), Layer.provide(PublicUrlLive))
 
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>

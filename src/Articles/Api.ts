@@ -23,13 +23,15 @@ import {
 import { ArticleId, PathId, SiteId } from "../Domain/Ids.js"
 import { DataResponse, ListResponse, PageQuery } from "../Domain/Pagination.js"
 
-export const ArticlesQuery = Schema.Struct({
+/** The filters of the articles list (shared by the endpoint and the agent tool). */
+export const ArticlesFilterFields = {
   ...DateRangeQuery,
   status: Schema.optional(
     ArticleStatus.annotations({ description: "Only articles with this status: draft, scheduled or published." })
-  ),
-  ...PageQuery
-})
+  )
+}
+
+export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
 export type ArticlesQuery = typeof ArticlesQuery.Type
 
 export const SitePath = Schema.Struct({ id: PathId(SiteId, "Website id.") })

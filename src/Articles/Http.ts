@@ -4,10 +4,9 @@ import { Api } from "../Api.js"
 import { ArticleEdits } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { CurrentCredential } from "../Auth/CurrentCredential.js"
-import { Article } from "../Domain/Article.js"
-import { type EditLimitExceeded, EditLimitExceededBody, ValidationError } from "../Domain/Errors.js"
+import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
+import { FeaturedImages } from "../FeaturedImages.js"
 import { requireId } from "../Http/RequireId.js"
-import { MediaStore } from "../Media/MediaStore.js"
 
 const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
 
@@ -30,7 +29,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
   Effect.gen(function* () {
     const articles = yield* Articles
     const edits = yield* ArticleEdits
-    const media = yield* MediaStore
+    const featuredImages = yield* FeaturedImages
     const apiContext = (reason: string | undefined) =>
       Effect.map(CurrentCredential, (credential) => ({ credential, origin: "API" as const, reason }))
 
@@ -62,18 +61,13 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
       .handle("replaceFeaturedImage", ({ path, payload }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
-          const context = yield* apiContext(payload.reason)
-          // Both an uploaded image and a url: the upload wins.
           const image = "image" in payload ? payload.image : undefined
-          const url =
-            image !== undefined
-              ? yield* Effect.flatMap(media.store(image.path), media.urlOf)
-              : payload.url !== undefined
-                ? payload.url
-                : yield* new ValidationError({ message: "Send an image file or a url." })
-          const saved = yield* edits.setFeaturedImage(context, id, url)
-          const { body: _body, protected_links: _links, ...article } = saved
-          return { data: new Article(article) }
+          const upload = image === undefined ? undefined : { _tag: "File" as const, path: image.path }
+          const article = yield* featuredImages.replace(yield* apiContext(payload.reason), id, {
+            upload,
+            url: payload.url
+          })
+          return { data: article }
         }).pipe(retryAfterMidnight)
       )
   })

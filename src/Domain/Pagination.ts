@@ -4,36 +4,41 @@ import { lessThanOrEqualTo } from "./Bounds.js"
 export const DEFAULT_PER_PAGE = 20
 export const MAX_PER_PAGE = 100
 
-const IntegerFromString = Schema.NumberFromString.pipe(Schema.int({ message: () => "must be an integer" }))
+const PAGE_DESCRIPTION = "Page number, starting at 1. A page past last_page returns an empty data array."
+const PER_PAGE_DESCRIPTION = `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}). Over ${MAX_PER_PAGE}: 422 validation_error with limit ${MAX_PER_PAGE}.`
+
+const Integer = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }))
+const PageNumber = Integer.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }))
+const PerPage = PageNumber.pipe(lessThanOrEqualTo(MAX_PER_PAGE))
+
+/** The same bounds read from a query string. */
+const fromQuery = <I, R>(schema: Schema.Schema<number, I, R>, jsonSchema: object) =>
+  Schema.compose(Schema.NumberFromString, schema, { strict: false }).annotations({ jsonSchema })
 
 /** `page` and `per_page` query parameters of every list endpoint. */
 export const PageQuery = {
   page: Schema.optionalWith(
-    IntegerFromString.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" })).annotations({
-      jsonSchema: {
-        type: "integer",
-        minimum: 1,
-        default: 1,
-        description: "Page number, starting at 1. A page past last_page returns an empty data array."
-      }
-    }),
+    fromQuery(PageNumber, { type: "integer", minimum: 1, default: 1, description: PAGE_DESCRIPTION }),
     { default: () => 1 }
   ),
   per_page: Schema.optionalWith(
-    IntegerFromString.pipe(
-      Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }),
-      lessThanOrEqualTo(MAX_PER_PAGE)
-    ).annotations({
-      jsonSchema: {
-        type: "integer",
-        minimum: 1,
-        maximum: MAX_PER_PAGE,
-        default: DEFAULT_PER_PAGE,
-        description: `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}). Over ${MAX_PER_PAGE}: 422 validation_error with limit ${MAX_PER_PAGE}.`
-      }
+    fromQuery(PerPage, {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_PER_PAGE,
+      default: DEFAULT_PER_PAGE,
+      description: PER_PAGE_DESCRIPTION
     }),
     { default: () => DEFAULT_PER_PAGE }
   )
+}
+
+/** `page` and `per_page` as JSON numbers (the agent tools' arguments), with the same bounds and defaults. */
+export const PageArgs = {
+  page: Schema.optionalWith(PageNumber.annotations({ description: PAGE_DESCRIPTION }), { default: () => 1 }),
+  per_page: Schema.optionalWith(PerPage.annotations({ description: PER_PAGE_DESCRIPTION }), {
+    default: () => DEFAULT_PER_PAGE
+  })
 }
 
 export interface Page {

@@ -30,7 +30,17 @@ export class MediaStore extends Effect.Service<MediaStore>()("Media/MediaStore",
         if (Number(info.size) > MAX_IMAGE_BYTES) {
           return yield* new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES })
         }
-        const bytes = yield* fs.readFile(uploadPath)
+        return yield* storeBytes(yield* fs.readFile(uploadPath))
+      },
+      Effect.catchTags({ BadArgument: Effect.die, SystemError: Effect.die })
+    )
+
+    /** Stores an image given as bytes (the agent tool's base64 upload) under the same rules as an upload. */
+    const storeBytes = Effect.fn("MediaStore.storeBytes")(
+      function* (bytes: Uint8Array) {
+        if (bytes.length > MAX_IMAGE_BYTES) {
+          return yield* new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES })
+        }
         const type = sniffImageType(bytes.subarray(0, 64))
         if (type === undefined) {
           return yield* new UnsupportedImage({ message: "The file is not a JPEG, PNG, WebP, GIF or AVIF image." })
@@ -67,6 +77,6 @@ export class MediaStore extends Effect.Service<MediaStore>()("Media/MediaStore",
         })
       }).pipe(Effect.orDie)
 
-    return { store, urlOf, respond }
+    return { store, storeBytes, urlOf, respond }
   })
 }) {}

@@ -5,7 +5,8 @@ import { ForbiddenBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse, PageQuery } from "../Domain/Pagination.js"
 import { Site } from "../Domain/Site.js"
 
-export const SitesQuery = Schema.Struct({
+/** The admin filters of the sites list (shared by the endpoint and the agent tool). */
+export const SitesFilterFields = {
   account: Schema.optional(
     Schema.String.annotations({
       description: "Admin keys only: the customer's user id or e-mail. Any other key using it: 403 forbidden."
@@ -15,9 +16,10 @@ export const SitesQuery = Schema.Struct({
     Schema.String.annotations({
       description: "Admin keys only: part of the website URL (case-insensitive). Any other key using it: 403 forbidden."
     })
-  ),
-  ...PageQuery
-})
+  )
+}
+
+export const SitesQuery = Schema.Struct({ ...SitesFilterFields, ...PageQuery })
 export type SitesQuery = typeof SitesQuery.Type
 
 export class SitesApi extends HttpApiGroup.make("sites")
