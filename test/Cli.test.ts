@@ -368,7 +368,7 @@ describe("cbs serve (subprocess)", () => {
         const env = { ...inherited, DATA_DIR: join(dataDir, "data"), PORT: String(port), HOST: "127.0.0.1" }
         const child = yield* spawnServe(env)
 
-        const key = yield* waitForOutput(child, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("50 seconds"))
+        const key = yield* waitForOutput(child, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
         const sites = yield* Effect.promise(() =>
           fetch(`http://127.0.0.1:${port}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
         )
@@ -382,6 +382,6 @@ describe("cbs serve (subprocess)", () => {
         const code = yield* exited(child).pipe(Effect.timeout("15 seconds"))
         assert.strictEqual(code, 0)
       }).pipe(Effect.scoped),
-    60_000
+    180_000
   )
 })
