@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { AccountsRepo } from "./Auth/AccountsRepo.js"
 import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
 import type { AccountId, SiteId } from "./Domain/Ids.js"
 import type { ImportRefused } from "./Import/ImportRefused.js"
@@ -38,9 +39,10 @@ const tally = () => {
 }
 
 export class Importer extends Effect.Service<Importer>()("Import", {
-  dependencies: [ImportRepo.Default],
+  dependencies: [ImportRepo.Default, AccountsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ImportRepo
+    const accounts = yield* AccountsRepo
     const sql = yield* SqlClient.SqlClient
 
     /** Finds the account by its user's e-mail (any case) or creates it; brings its name and password up to date. */
@@ -48,19 +50,20 @@ export class Importer extends Effect.Service<Importer>()("Import", {
       const found = yield* repo.findUser(input.email)
       if (Option.isNone(found)) {
         const passwordHash = input.password == null ? null : yield* hashPassword(input.password)
-        const accountId = yield* repo.insertAccount(input.name)
-        yield* repo.insertUser({
+        const accountId = yield* accounts.insertAccount(input.name)
+        yield* accounts.insertUser({
           account_id: accountId,
           email: input.email,
           name: input.name,
-          password_hash: passwordHash
+          password_hash: passwordHash,
+          is_admin: false
         })
         return { accountId, outcome: "created" as Outcome }
       }
       const user = found.value
       let outcome: Outcome = "unchanged"
       if (user.account_name !== input.name) {
-        yield* repo.renameAccount(user.account_id, input.name)
+        yield* accounts.renameAccount(user.account_id, input.name)
         outcome = "updated"
       }
       // Hashes are salted: compare the password itself, so that importing the same file again writes nothing.
@@ -68,7 +71,7 @@ export class Importer extends Effect.Service<Importer>()("Import", {
       if (password != null) {
         const same = user.password_hash !== null && (yield* verifyPassword(password, user.password_hash))
         if (!same) {
-          yield* repo.setPassword(user.user_id, yield* hashPassword(password))
+          yield* accounts.setPassword(user.user_id, yield* hashPassword(password))
           outcome = "updated"
         }
       }

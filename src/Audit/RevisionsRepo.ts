@@ -5,20 +5,6 @@ import { ArticleId } from "../Domain/Ids.js"
 export const RevisionOrigin = Schema.Literal("API", "MCP", "editor", "rewrite")
 export type RevisionOrigin = typeof RevisionOrigin.Type
 
-export class RevisionRow extends Schema.Class<RevisionRow>("RevisionRow")({
-  article_id: ArticleId,
-  number: Schema.Number,
-  origin: RevisionOrigin,
-  reason: Schema.NullOr(Schema.String),
-  api_key_id: Schema.NullOr(Schema.Number),
-  user_id: Schema.NullOr(Schema.Number),
-  title: Schema.NullOr(Schema.String),
-  body: Schema.String,
-  meta_description: Schema.NullOr(Schema.String),
-  featured_image_url: Schema.NullOr(Schema.String),
-  created_at: Schema.String
-}) {}
-
 const NewRevision = Schema.Struct({
   article_id: ArticleId,
   number: Schema.Number,
@@ -31,6 +17,11 @@ const NewRevision = Schema.Struct({
   meta_description: Schema.NullOr(Schema.String),
   featured_image_url: Schema.NullOr(Schema.String)
 })
+
+export class RevisionRow extends Schema.Class<RevisionRow>("RevisionRow")({
+  ...NewRevision.fields,
+  created_at: Schema.String
+}) {}
 
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/RevisionsRepo", {
   effect: Effect.gen(function* () {

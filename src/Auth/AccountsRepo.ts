@@ -52,6 +52,9 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Auth/AccountsR
     const setPassword = (userId: UserId, passwordHash: string) =>
       sql`update users set password_hash = ${passwordHash} where id = ${userId}`.pipe(Effect.asVoid)
 
+    const renameAccount = (id: AccountId, name: string) =>
+      sql`update accounts set name = ${name} where id = ${id}`.pipe(Effect.asVoid)
+
     return {
       insertAccount: (name: string) =>
         insertAccount({ name }).pipe(
@@ -65,7 +68,8 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Auth/AccountsR
         ),
       findByEmail: (email: string) => findByEmail(email).pipe(Effect.orDie),
       findByUserId: (id: UserId) => findByUserId(id).pipe(Effect.orDie),
-      setPassword: (userId: UserId, passwordHash: string) => setPassword(userId, passwordHash).pipe(Effect.orDie)
+      setPassword: (userId: UserId, passwordHash: string) => setPassword(userId, passwordHash).pipe(Effect.orDie),
+      renameAccount: (id: AccountId, name: string) => renameAccount(id, name).pipe(Effect.orDie)
     }
   })
 }) {}

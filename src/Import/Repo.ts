@@ -73,28 +73,6 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
         where lower(u.email) = lower(${email})`
     })
 
-    const insertAccount = SqlSchema.single({
-      Request: Schema.Struct({ name: Schema.String }),
-      Result: Schema.Struct({ id: AccountId }),
-      execute: (req) => sql`insert into accounts ${sql.insert(req)} returning id`
-    })
-
-    const insertUser = SqlSchema.single({
-      Request: Schema.Struct({
-        account_id: AccountId,
-        email: Schema.String,
-        name: Schema.String,
-        password_hash: Text
-      }),
-      Result: Schema.Struct({ id: UserId }),
-      execute: (req) => sql`insert into users ${sql.insert(req)} returning id`
-    })
-
-    const renameAccount = (id: AccountId, name: string) => sql`update accounts set name = ${name} where id = ${id}`
-
-    const setPassword = (id: UserId, passwordHash: string) =>
-      sql`update users set password_hash = ${passwordHash} where id = ${id}`
-
     const upsertSite = SqlSchema.single({
       Request: SiteRecord,
       Result: Upserted(SiteId),
@@ -170,19 +148,6 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
 
     return {
       findUser: (email: string) => findUser(email).pipe(Effect.orDie),
-      insertAccount: (name: string) =>
-        insertAccount({ name }).pipe(
-          Effect.map((row) => row.id),
-          Effect.orDie
-        ),
-      insertUser: (user: Parameters<typeof insertUser>[0]) =>
-        insertUser(user).pipe(
-          Effect.map((row) => row.id),
-          Effect.orDie
-        ),
-      renameAccount: (id: AccountId, name: string) => renameAccount(id, name).pipe(Effect.asVoid, Effect.orDie),
-      setPassword: (id: UserId, passwordHash: string) =>
-        setPassword(id, passwordHash).pipe(Effect.asVoid, Effect.orDie),
       upsertSite: (site: typeof SiteRecord.Type) => withOutcome(upsertSite(site)),
       upsertArticle: (article: typeof ArticleRecord.Type) => withOutcome(upsertArticle(article)),
       upsertBacklink: (backlink: typeof BacklinkRecord.Type) => withOutcome(upsertBacklink(backlink))
