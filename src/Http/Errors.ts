@@ -10,7 +10,7 @@ import { Cause, Data, Duration, Effect, Option, Schema } from "effect"
 import { Api } from "../Api.js"
 import { AppConfig } from "../Config.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
-import { limitOf } from "../Domain/Bounds.js"
+import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import {
   ImageTooLarge,
   ImageTooLargeBody,
@@ -30,30 +30,8 @@ const MULTIPART_PART_HEADROOM = 64 * 1024
 /** Largest multipart request body: a 10 MiB image and its fields. */
 export const MAX_MULTIPART_BYTES = MAX_IMAGE_BYTES + 1024 * 1024
 
-interface DecodeIssue {
-  readonly path: ReadonlyArray<PropertyKey>
-  readonly message: string
-}
-
-const MAX_MESSAGE = 300
-
-/** Decode messages can echo the offending value (which may be megabytes): keep them short. */
-const truncate = (text: string) => (text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE)}…` : text)
-
 const isTagged = (u: unknown, tag: string): u is { readonly _tag: string } =>
   typeof u === "object" && u !== null && "_tag" in u && u._tag === tag
-
-/** The first decode issue as a 422, with `limit` when a bound was exceeded. */
-export const fromDecodeIssues = (issues: ReadonlyArray<DecodeIssue>): ValidationError => {
-  const first = issues[0]
-  if (first === undefined) return new ValidationError({ message: "The request is not valid." })
-  const where = first.path.length === 0 ? "request" : first.path.map(String).join(".")
-  const limit = limitOf(first.message)
-  return new ValidationError({
-    message: truncate(`${where}: ${first.message}`),
-    ...(limit === undefined ? {} : { limit })
-  })
-}
 
 /** An error response built here rather than failed, so that every endpoint can answer it. */
 const respond =
@@ -119,11 +97,15 @@ const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
       )
     }
     return yield* app.pipe(
-      // A request that runs too long is answered (500 internal_error) rather than left hanging.
+      // A request that runs too long is answered (500 internal_error) rather than left hanging. The timeout runs
+      // the request in a child fiber whose fiber-local state (the pre-response handlers that add the limit headers
+      // and record the call) is joined back only on success: so the request's own outcome is carried as a value.
+      Effect.exit,
       Effect.timeoutFail({
         duration: Duration.seconds(timeoutSeconds),
         onTimeout: () => new RequestTimedOut({ seconds: timeoutSeconds })
       }),
+      Effect.flatten,
       // The parser counts a part's headers against this limit too; the store checks the file's exact size.
       Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
       HttpIncomingMessage.withMaxBodySize(Option.some(cap)),

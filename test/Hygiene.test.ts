@@ -1,0 +1,371 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { type IncomingHttpHeaders, request } from "node:http"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+const MiB = 1024 * 1024
+const JSON_CAP = 5 * MiB
+const IMAGE_LIMIT = 10 * MiB
+
+interface RawResponse {
+  /** -1 when the connection failed (reset, refused) instead of answering. */
+  readonly status: number
+  readonly headers: IncomingHttpHeaders
+  readonly body: Record<string, unknown>
+  readonly error?: string
+}
+
+/**
+ * Sends the request line and headers (with whatever Content-Length they declare) and the first bytes of the body,
+ * then waits for the answer without sending the rest: the server has to answer from the headers alone.
+ */
+const declareBody = (baseUrl: string, path: string, headers: Record<string, string | number>, firstBytes: string) =>
+  Effect.async<RawResponse>((resume) => {
+    const { hostname, port } = new URL(baseUrl)
+    let done = false
+    const finish = (response: RawResponse) => {
+      if (done) return
+      done = true
+      req.destroy()
+      resume(Effect.succeed(response))
+    }
+    const req = request({ hostname, port, path, method: "POST", headers }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8")
+        finish({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(text) })
+      })
+    })
+    req.on("error", (error) => finish({ status: -1, headers: {}, body: {}, error: String(error) }))
+    req.write(firstBytes)
+    return Effect.sync(() => req.destroy())
+  })
+
+const assertPayloadTooLarge = (response: RawResponse) => {
+  assert.strictEqual(response.status, 413, response.error ?? JSON.stringify(response.body))
+  assert.strictEqual(response.body["error"], "payload_too_large")
+  assert.isString(response.body["message"])
+  assert.isNumber(response.body["limit"])
+  assert.isString(response.headers["x-request-id"])
+  assert.isAbove((response.headers["x-request-id"] as string).length, 0)
+}
+
+/** A fresh account with one website and one article. */
+const articleOfNewAccount = Effect.gen(function* () {
+  const app = yield* TestApp
+  const { accountId, key } = yield* app.makeAccount()
+  const siteId = yield* app.makeSite(accountId)
+  const id = yield* app.makeArticle(siteId)
+  return { key, id }
+})
+
+layer(TestServerLive)("request hygiene", (it) => {
+  describe("413 payload_too_large before the body is read", () => {
+    it.effect("a JSON body declared over 5 MiB is answered 413 with limit 5 MiB and an X-Request-Id, not reset", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, id } = yield* articleOfNewAccount
+        const response = yield* declareBody(
+          app.baseUrl,
+          `/api/v1/articles/${id}/featured-image`,
+          { "x-api-key": key, "content-type": "application/json", "content-length": JSON_CAP + 1 },
+          '{"url":"https://cdn.example.com/'
+        )
+        assertPayloadTooLarge(response)
+        assert.strictEqual(response.body["limit"], JSON_CAP)
+      })
+    )
+
+    it.effect(
+      "a multipart body declared over 11 MiB is answered 413 with its limit and an X-Request-Id, not reset",
+      () =>
+        Effect.gen(function* () {
+          const app = yield* TestApp
+          const { key, id } = yield* articleOfNewAccount
+          const declared = 11 * MiB + 64 * 1024
+          const response = yield* declareBody(
+            app.baseUrl,
+            `/api/v1/articles/${id}/featured-image`,
+            { "x-api-key": key, "content-type": "multipart/form-data; boundary=xyz", "content-length": declared },
+            '--xyz\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n'
+          )
+          assertPayloadTooLarge(response)
+          // The cap leaves room for a 10 MiB image and its fields, and is below what was declared.
+          assert.isAbove(response.body["limit"] as number, IMAGE_LIMIT)
+          assert.isBelow(response.body["limit"] as number, declared)
+        })
+    )
+
+    it.effect("a body declared over the cap is refused the same way without credentials", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const response = yield* declareBody(
+          app.baseUrl,
+          "/api/v1/articles/1",
+          { "content-type": "application/json", "content-length": 50 * MiB },
+          '{"body":"'
+        )
+        assertPayloadTooLarge(response)
+      })
+    )
+  })
+
+  describe("health", () => {
+    it.effect(
+      "GET /healthz is 200 {status: ok} and GET /readyz is 200 {status: ready}, each with an X-Request-Id",
+      () =>
+        Effect.gen(function* () {
+          const app = yield* TestApp
+          const health = yield* app.fetch("/healthz")
+          assert.strictEqual(health.status, 200)
+          assert.deepStrictEqual(yield* Effect.promise(() => health.json()), { status: "ok" })
+          assert.isNotNull(health.headers.get("x-request-id"))
+          const ready = yield* app.fetch("/readyz")
+          assert.strictEqual(ready.status, 200)
+          assert.deepStrictEqual(yield* Effect.promise(() => ready.json()), { status: "ready" })
+          assert.isNotNull(ready.headers.get("x-request-id"))
+        })
+    )
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Graceful shutdown of the real command, as a child process.
+
+const freePort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+interface Exited {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly at: number
+}
+
+interface Served {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  readonly key: string
+  readonly exited: Promise<Exited>
+  readonly output: () => string
+}
+
+const SHUTDOWN_TIMEOUT_SECONDS = 10
+
+/**
+ * `cbs serve` in a child process on the embedded database in a fresh DATA_DIR, with the demo data; ready once it has
+ * printed its banner. Killed (and its directory removed) when the scope closes, if it has not exited by then.
+ */
+const serve = Effect.acquireRelease(
+  Effect.gen(function* () {
+    const dataDir = mkdtempSync(join(tmpdir(), "cbs-shutdown-test-"))
+    const port = yield* freePort
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SEED_DEMO: "true",
+      SHUTDOWN_TIMEOUT_SECONDS: String(SHUTDOWN_TIMEOUT_SECONDS)
+    }
+    for (const name of ["DATABASE_URL", "MEDIA_DIR", "PUBLIC_BASE_URL", "REQUESTS_PER_MINUTE", "EDITS_PER_DAY"]) {
+      delete env[name]
+    }
+    const child = spawn(process.execPath, [join(root, "bin/cbs.js"), "serve"], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+    })
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8")
+    })
+    const exited = new Promise<Exited>((resolve) => {
+      child.once("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))
+    })
+    const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`
+    return { child, dataDir, port, exited, output, banner: () => stdout }
+  }),
+  ({ child, dataDir }) =>
+    Effect.sync(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+      rmSync(dataDir, { recursive: true, force: true })
+    })
+).pipe(
+  Effect.flatMap((started) =>
+    Effect.gen(function* () {
+      // The banner's last line comes once the server listens.
+      const ready = yield* Effect.async<boolean>((resume) => {
+        const timer = setInterval(() => {
+          if (started.banner().includes("Stop with Ctrl+C.")) {
+            clearInterval(timer)
+            resume(Effect.succeed(true))
+          } else if (started.child.exitCode !== null) {
+            clearInterval(timer)
+            resume(Effect.succeed(false))
+          }
+        }, 100)
+        return Effect.sync(() => clearInterval(timer))
+      }).pipe(Effect.timeoutOption("60 seconds"))
+      assert.isTrue(
+        Option.getOrElse(ready, () => false),
+        `cbs serve did not start:\n${started.output()}`
+      )
+      const key = /^API key: (\S+)$/m.exec(started.banner())?.[1]
+      assert.isDefined(key, `no "API key:" line:\n${started.output()}`)
+      return {
+        child: started.child,
+        baseUrl: `http://127.0.0.1:${started.port}`,
+        key: key!,
+        exited: started.exited,
+        output: started.output
+      } satisfies Served
+    })
+  )
+)
+
+/** How the child ended, or None when it has not ended within `seconds`. */
+const exitWithin = (served: Served, seconds: number) =>
+  Effect.promise(() => served.exited).pipe(Effect.timeoutOption(`${seconds} seconds`))
+
+/** The id of an article of the demo account, found through the API. */
+const demoArticleId = (served: Served) =>
+  Effect.gen(function* () {
+    const headers = { "x-api-key": served.key }
+    const sites = yield* Effect.promise(() =>
+      fetch(`${served.baseUrl}/api/v1/sites`, { headers }).then((res) => res.json())
+    )
+    const siteId: number = sites.data[0].id
+    const articles = yield* Effect.promise(() =>
+      fetch(`${served.baseUrl}/api/v1/sites/${siteId}/articles`, { headers }).then((res) => res.json())
+    )
+    return articles.data[0].id as number
+  })
+
+/** A multipart featured-image upload of a PNG padded to `size` bytes. */
+const pngUpload = (size: number) => {
+  const boundary = "cbs-shutdown-boundary"
+  const png = Buffer.from(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+    "base64"
+  )
+  const image = Buffer.concat([png, Buffer.alloc(size - png.length)])
+  const body = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="image"; filename="big.png"\r\nContent-Type: image/png\r\n\r\n`
+    ),
+    image,
+    Buffer.from(
+      `\r\n--${boundary}\r\nContent-Disposition: form-data; name="reason"\r\n\r\nshutdown test\r\n--${boundary}--\r\n`
+    )
+  ])
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+describe("graceful shutdown of cbs serve", () => {
+  it.scopedLive(
+    "a request in flight when SIGTERM arrives completes with a response, then the process exits by itself",
+    () =>
+      Effect.gen(function* () {
+        const served = yield* serve
+        const id = yield* demoArticleId(served)
+        const { body, contentType } = pngUpload(2 * MiB)
+        const half = Math.floor(body.length / 2)
+        const { hostname, port } = new URL(served.baseUrl)
+
+        let settle: (response: RawResponse) => void = () => {}
+        const answered = new Promise<RawResponse>((resolve) => {
+          settle = resolve
+        })
+        const req = request(
+          {
+            hostname,
+            port,
+            path: `/api/v1/articles/${id}/featured-image`,
+            method: "POST",
+            headers: { "x-api-key": served.key, "content-type": contentType, "content-length": body.length }
+          },
+          (res) => {
+            const chunks: Array<Buffer> = []
+            res.on("data", (chunk: Buffer) => chunks.push(chunk))
+            res.on("end", () => {
+              const text = Buffer.concat(chunks).toString("utf8")
+              let parsed: Record<string, unknown> = {}
+              try {
+                parsed = JSON.parse(text)
+              } catch {
+                parsed = { unparsable: text }
+              }
+              settle({ status: res.statusCode ?? 0, headers: res.headers, body: parsed })
+            })
+          }
+        )
+        req.on("error", (error) => settle({ status: -1, headers: {}, body: {}, error: String(error) }))
+        yield* Effect.async<void>((resume) => {
+          req.write(body.subarray(0, half), () => resume(Effect.void))
+        })
+        // Let the server start reading the body, then ask it to stop while the rest is still to come.
+        yield* Effect.sleep("500 millis")
+        const signalled = Date.now()
+        assert.isTrue(served.child.kill("SIGTERM"))
+        yield* Effect.sleep("1 second")
+        assert.isNull(served.child.exitCode, `exited before the request finished:\n${served.output()}`)
+        req.end(body.subarray(half))
+
+        const response = yield* Effect.promise(() => answered).pipe(Effect.timeoutOption("20 seconds"))
+        assert.isTrue(Option.isSome(response), "no answer to the request in flight")
+        const answer = Option.getOrThrow(response)
+        assert.notStrictEqual(answer.status, -1, `connection failed: ${answer.error}\n${served.output()}`)
+        if (answer.status === 200) {
+          assert.match(String((answer.body["data"] as Record<string, unknown>)["featured_image_url"]), /\/media\//)
+        } else {
+          assert.isString(answer.body["error"], JSON.stringify(answer.body))
+        }
+
+        const exit = yield* exitWithin(served, SHUTDOWN_TIMEOUT_SECONDS + 5)
+        assert.isTrue(Option.isSome(exit), `did not exit after SIGTERM:\n${served.output()}`)
+        const { code, at } = Option.getOrThrow(exit)
+        assert.strictEqual(code, 0, served.output())
+        assert.isAtMost(at - signalled, (SHUTDOWN_TIMEOUT_SECONDS + 2) * 1000)
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "with no request in flight, SIGTERM makes the process exit within a few seconds with code 0",
+    () =>
+      Effect.gen(function* () {
+        const served = yield* serve
+        // A finished request leaves an idle keep-alive connection behind, which must not hold the process up.
+        const health = yield* Effect.promise(() => fetch(`${served.baseUrl}/healthz`))
+        assert.strictEqual(health.status, 200)
+        yield* Effect.promise(() => health.text())
+        const signalled = Date.now()
+        assert.isTrue(served.child.kill("SIGTERM"))
+        const exit = yield* exitWithin(served, 5)
+        assert.isTrue(Option.isSome(exit), `did not exit within 5 s of SIGTERM:\n${served.output()}`)
+        const { code, signal, at } = Option.getOrThrow(exit)
+        assert.strictEqual(code, 0, `signal ${signal}\n${served.output()}`)
+        assert.isAtMost(at - signalled, 5000)
+      }),
+    90_000
+  )
+})
