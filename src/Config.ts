@@ -25,7 +25,9 @@ export const AppConfig = Config.all({
   /** Longest a request may run before it is answered with an error. */
   requestTimeoutSeconds: Config.integer("REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   /** How long in-flight requests may run after SIGTERM before the process exits. */
-  shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10))
+  shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10)),
+  /** Lifetime of the OAuth access tokens MCP clients get; they refresh them after that. */
+  oauthAccessTokenSeconds: Config.integer("OAUTH_ACCESS_TOKEN_SECONDS").pipe(Config.withDefault(3600))
 })
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>

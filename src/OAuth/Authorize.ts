@@ -1,0 +1,126 @@
+import { Effect, Option } from "effect"
+import { formOf } from "../Web/Forms.js"
+import type { ClientRow } from "./ClientsRepo.js"
+import { isS256Challenge } from "./Pkce.js"
+import { matchesRegistered } from "./RedirectUris.js"
+
+/** A validated authorization request. */
+export interface AuthorizeRequest {
+  readonly client: ClientRow
+  readonly redirectUri: string
+  /** Whether the request named the redirect URI (else the client's only registered one is used). */
+  readonly redirectUriGiven: boolean
+  readonly codeChallenge: string
+  readonly state: string | undefined
+  readonly resource: string | null
+  /** `prompt=none`: the client asks not to show any page. */
+  readonly promptNone: boolean
+  /** The query string as received: carried through sign-in and consent, and validated again there. */
+  readonly query: string
+}
+
+/** The outcome of checking an authorization request (RFC 6749 §4.1.2.1). */
+export type AuthorizeCheck =
+  /** The client or redirect URI cannot be trusted: the user sees an error page, nothing is redirected. */
+  | { readonly _tag: "ErrorPage"; readonly message: string }
+  /** Anything else wrong: sent back to the (validated) redirect URI. */
+  | {
+      readonly _tag: "ErrorRedirect"
+      readonly redirectUri: string
+      readonly state: string | undefined
+      readonly error: string
+      readonly description: string
+    }
+  | { readonly _tag: "Valid"; readonly request: AuthorizeRequest }
+
+const errorPage = (message: string): AuthorizeCheck => ({ _tag: "ErrorPage", message })
+
+/** Parameters that may appear only once (RFC 6749 §3.1). */
+const singleValued = ["response_type", "code_challenge", "code_challenge_method", "scope", "state", "prompt"]
+
+/**
+ * Checks an authorization request's query string. The client and redirect URI come first: until both are known
+ * good, problems are shown to the user rather than redirected. `serverResource` is the only resource (RFC 8707)
+ * tokens are issued for.
+ */
+export const checkAuthorize = (
+  query: string,
+  serverResource: string,
+  findClient: (clientId: string) => Effect.Effect<Option.Option<ClientRow>>
+): Effect.Effect<AuthorizeCheck> =>
+  Effect.gen(function* () {
+    const params = new URLSearchParams(query)
+    const form = formOf(params)
+    const clientId = form.get("client_id")
+    if (clientId === undefined || clientId === "") return errorPage("The request does not name a client (client_id).")
+    if (form.duplicates.includes("client_id")) return errorPage("The request names client_id more than once.")
+    const found = yield* findClient(clientId)
+    if (Option.isNone(found)) {
+      return errorPage("The application is not registered here. Ask it to connect again from the start.")
+    }
+    const client = found.value
+    const requested = form.get("redirect_uri")
+    if (form.duplicates.includes("redirect_uri")) return errorPage("The request names redirect_uri more than once.")
+    const onlyRegistered = client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined
+    const redirectUri = requested ?? onlyRegistered
+    if (redirectUri === undefined) return errorPage("The request does not say where to return (redirect_uri).")
+    if (requested !== undefined && !matchesRegistered(client.redirect_uris, requested)) {
+      return errorPage("The return address (redirect_uri) is not one the application registered.")
+    }
+
+    const state = form.get("state")
+    const fail = (error: string, description: string): AuthorizeCheck => ({
+      _tag: "ErrorRedirect",
+      redirectUri,
+      state,
+      error,
+      description
+    })
+    const repeated = singleValued.find((name) => form.duplicates.includes(name))
+    if (repeated !== undefined) return fail("invalid_request", `${repeated} is given more than once.`)
+    const responseType = form.get("response_type")
+    if (responseType === undefined) return fail("invalid_request", "response_type is required.")
+    if (responseType !== "code") return fail("unsupported_response_type", "Only response_type=code is supported.")
+    const challenge = form.get("code_challenge")
+    if (challenge === undefined || challenge === "") {
+      return fail("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256.")
+    }
+    if (form.get("code_challenge_method") !== "S256") {
+      return fail("invalid_request", "code_challenge_method must be S256.")
+    }
+    if (!isS256Challenge(challenge)) return fail("invalid_request", "code_challenge is not an S256 challenge.")
+    const resources = params.getAll("resource")
+    if (resources.some((resource) => resource !== serverResource)) {
+      return fail("invalid_target", `This server issues tokens only for ${serverResource}.`)
+    }
+    // Scopes: there is only `mcp`, and it is what is granted whatever else is asked for (RFC 6749 §3.3).
+    return {
+      _tag: "Valid",
+      request: {
+        client,
+        redirectUri,
+        redirectUriGiven: requested !== undefined,
+        codeChallenge: challenge,
+        state,
+        resource: resources.length > 0 ? serverResource : null,
+        promptNone: (form.get("prompt") ?? "").split(" ").includes("none"),
+        query
+      }
+    }
+  })
+
+/**
+ * The authorization response: `params` added to the redirect URI's own query (kept exactly as registered), with
+ * `state` when the request had one and `iss` (RFC 9207) always.
+ */
+export const authorizationResponseUrl = (
+  redirectUri: string,
+  issuer: string,
+  state: string | undefined,
+  params: Record<string, string>
+): string => {
+  const query = new URLSearchParams(params)
+  if (state !== undefined) query.set("state", state)
+  query.set("iss", issuer)
+  return `${redirectUri}${redirectUri.includes("?") ? "&" : "?"}${query.toString()}`
+}

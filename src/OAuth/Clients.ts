@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto"
+import { Clock, Effect, Option } from "effect"
+import { hashSecret, newSecret, sameHash } from "../Auth/Secrets.js"
+import { type ClientRow, OAuthClientsRepo } from "./ClientsRepo.js"
+import type { ClientMetadata } from "./Registration.js"
+import { invalidClient, type OAuthError } from "./Responses.js"
+
+const SECRET_PREFIX = "cbs_cs_"
+
+/** How a client identified itself at the token endpoint. */
+export interface ClientCredentials {
+  readonly clientId: string | undefined
+  readonly clientSecret: string | undefined
+}
+
+/** The registration response (RFC 7591 §3.2.1). */
+const registrationResponse = (row: ClientRow, secret: string | undefined) => ({
+  client_id: row.client_id,
+  ...(row.client_name === null ? {} : { client_name: row.client_name }),
+  redirect_uris: row.redirect_uris,
+  grant_types: row.grant_types,
+  response_types: row.response_types,
+  token_endpoint_auth_method: row.token_endpoint_auth_method,
+  scope: "mcp",
+  client_id_issued_at: row.client_id_issued_at,
+  ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 })
+})
+
+export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients", {
+  dependencies: [OAuthClientsRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* OAuthClientsRepo
+
+    /** Registers a client; a confidential one gets a secret, returned here once and stored only as a hash. */
+    const register = Effect.fn("OAuthClients.register")(function* (metadata: ClientMetadata) {
+      const now = yield* Clock.currentTimeMillis
+      const secret = metadata.token_endpoint_auth_method === "none" ? undefined : newSecret(SECRET_PREFIX)
+      const row = yield* repo.insert({
+        client_id: `cbs_client_${randomBytes(16).toString("base64url")}`,
+        client_name: metadata.client_name,
+        redirect_uris: metadata.redirect_uris,
+        grant_types: metadata.grant_types,
+        response_types: metadata.response_types,
+        token_endpoint_auth_method: metadata.token_endpoint_auth_method,
+        client_secret_hash: secret === undefined ? null : hashSecret(secret),
+        created_at: new Date(now).toISOString()
+      })
+      return registrationResponse(row, secret)
+    })
+
+    const find = (clientId: string) =>
+      clientId.length === 0 || clientId.length > 200 ? Effect.succeed(Option.none<ClientRow>()) : repo.find(clientId)
+
+    /**
+     * Client authentication at the token endpoint (RFC 6749 §2.3): a public client names itself with `client_id`;
+     * a confidential one proves its secret the way it registered (Basic header or form field).
+     */
+    const authenticate = Effect.fn("OAuthClients.authenticate")(function* (
+      credentials: ClientCredentials
+    ): Effect.fn.Return<ClientRow, OAuthError> {
+      if (credentials.clientId === undefined) return yield* invalidClient("client_id is required.")
+      const found = yield* find(credentials.clientId)
+      if (Option.isNone(found)) return yield* invalidClient("The client is not registered.")
+      const client = found.value
+      if (client.token_endpoint_auth_method === "none") {
+        if (credentials.clientSecret !== undefined && credentials.clientSecret !== "") {
+          return yield* invalidClient("This client is public; it has no secret to send.")
+        }
+        return client
+      }
+      const secret = credentials.clientSecret
+      if (secret === undefined || client.client_secret_hash === null) {
+        return yield* invalidClient("The client must authenticate with its client secret.")
+      }
+      if (!sameHash(client.client_secret_hash, hashSecret(secret))) {
+        return yield* invalidClient("The client secret is wrong.")
+      }
+      return client
+    })
+
+    return { register, find, authenticate }
+  })
+}) {}

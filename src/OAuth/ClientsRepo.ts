@@ -1,0 +1,56 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+export class ClientRow extends Schema.Class<ClientRow>("ClientRow")({
+  client_id: Schema.String,
+  client_name: Schema.NullOr(Schema.String),
+  redirect_uris: Schema.Array(Schema.String),
+  grant_types: Schema.Array(Schema.String),
+  response_types: Schema.Array(Schema.String),
+  token_endpoint_auth_method: Schema.Literal("none", "client_secret_post", "client_secret_basic"),
+  client_secret_hash: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  /** Seconds since the epoch. */
+  client_id_issued_at: Schema.Number
+}) {}
+
+const columns = `client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method,
+  client_secret_hash, floor(extract(epoch from created_at))::float8 as client_id_issued_at`
+
+export class OAuthClientsRepo extends Effect.Service<OAuthClientsRepo>()("OAuth/ClientsRepo", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const insert = SqlSchema.single({
+      Request: Schema.Struct({
+        client_id: Schema.String,
+        client_name: Schema.NullOr(Schema.String),
+        redirect_uris: Schema.Array(Schema.String),
+        grant_types: Schema.Array(Schema.String),
+        response_types: Schema.Array(Schema.String),
+        token_endpoint_auth_method: Schema.String,
+        client_secret_hash: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+        created_at: Schema.String
+      }),
+      Result: ClientRow,
+      // Arrays are sent as PostgreSQL array literals, which is what text[] columns take.
+      execute: (req) => sql`
+        insert into oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types,
+          token_endpoint_auth_method, client_secret_hash, created_at)
+        values (${req.client_id}, ${req.client_name}, ${req.redirect_uris}::text[], ${req.grant_types}::text[],
+          ${req.response_types}::text[], ${req.token_endpoint_auth_method}, ${req.client_secret_hash},
+          ${req.created_at}::timestamptz)
+        returning ${sql.unsafe(columns)}`
+    })
+
+    const find = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: ClientRow,
+      execute: (clientId) => sql`select ${sql.unsafe(columns)} from oauth_clients where client_id = ${clientId}`
+    })
+
+    return {
+      insert: (req: Parameters<typeof insert>[0]) => insert(req).pipe(Effect.orDie),
+      find: (clientId: string) => find(clientId).pipe(Effect.orDie)
+    }
+  })
+}) {}

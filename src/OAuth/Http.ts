@@ -1,0 +1,75 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { Effect, Either, Layer } from "effect"
+import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
+import { SignInRoutesLive } from "../Web/Http.js"
+import { Sessions } from "../Web/Session.js"
+import { authorizeEndpoints } from "./AuthorizeHttp.js"
+import { OAuthClients } from "./Clients.js"
+import { authorizationServerMetadata, mcpResource, protectedResourceMetadata } from "./Metadata.js"
+import { parseRegistration } from "./Registration.js"
+import { corsJson, noStoreHeaders, OAuthError, oauthErrorResponse, preflight } from "./Responses.js"
+import { tokenEndpoint } from "./TokenHttp.js"
+import { OAuthTokens } from "./Tokens.js"
+
+/** The metadata documents are the same for every request: built once from the public base URL. */
+const publicJson = (body: unknown) => Effect.succeed(corsJson(body, { headers: { "cache-control": "max-age=300" } }))
+
+/**
+ * The authorization server's endpoints:
+ * - `GET /.well-known/oauth-protected-resource[/mcp]` (RFC 9728) and `GET /.well-known/oauth-authorization-server`
+ *   (RFC 8414);
+ * - `POST /register`: dynamic client registration (RFC 7591);
+ * - `GET|POST /authorize`: sign-in, then the consent page;
+ * - `POST /token`: authorization_code (PKCE S256) and refresh_token grants.
+ * The documents, /register and /token answer CORS preflights, for browser-based clients.
+ */
+const EndpointsLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const base = yield* PublicUrl
+    const clients = yield* OAuthClients
+    const resource = mcpResource(base)
+
+    const resourceDocument = publicJson(protectedResourceMetadata(base))
+    for (const path of [
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-protected-resource"
+    ] as const) {
+      yield* router.get(path, resourceDocument)
+      yield* router.options(path, Effect.succeed(preflight))
+    }
+    yield* router.get("/.well-known/oauth-authorization-server", publicJson(authorizationServerMetadata(base)))
+    yield* router.options("/.well-known/oauth-authorization-server", Effect.succeed(preflight))
+
+    yield* router.post(
+      "/register",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const body = yield* Effect.either(request.json)
+        const metadata = Either.flatMap(
+          Either.mapLeft(
+            body,
+            () => new OAuthError({ error: "invalid_client_metadata", description: "The body must be a JSON object." })
+          ),
+          parseRegistration
+        )
+        if (Either.isLeft(metadata)) return oauthErrorResponse(metadata.left)
+        const registered = yield* clients.register(metadata.right)
+        return corsJson(registered, { status: 201, headers: noStoreHeaders })
+      })
+    )
+    yield* router.options("/register", Effect.succeed(preflight))
+
+    yield* router.post("/token", yield* tokenEndpoint(resource))
+    yield* router.options("/token", Effect.succeed(preflight))
+
+    const authorize = yield* authorizeEndpoints(base, resource)
+    yield* router.get("/authorize", authorize.show)
+    yield* router.post("/authorize", authorize.decide)
+  })
+)
+
+/** Every OAuth and sign-in route, with the services they use (access tokens are verified by the MCP endpoint). */
+export const OAuthRoutesLive = Layer.mergeAll(EndpointsLive, SignInRoutesLive).pipe(
+  Layer.provide([OAuthClients.Default, OAuthTokens.Default, Sessions.Default]),
+  Layer.provide(PublicUrlLive)
+)

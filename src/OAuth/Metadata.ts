@@ -1,0 +1,32 @@
+/** The one scope there is: use of the MCP endpoint on the signed-in user's behalf. */
+export const MCP_SCOPE = "mcp"
+
+/** The protected resource (RFC 8707 resource indicator): the MCP endpoint. Tokens are only ever for it. */
+export const mcpResource = (base: string): string => `${base}/mcp`
+
+/** Where the MCP endpoint's protected-resource metadata is published; the /mcp 401 points clients there. */
+export const resourceMetadataUrl = (base: string): string => `${base}/.well-known/oauth-protected-resource/mcp`
+
+/** RFC 9728 protected-resource metadata for `<base>/mcp`. */
+export const protectedResourceMetadata = (base: string) => ({
+  resource: mcpResource(base),
+  authorization_servers: [base],
+  scopes_supported: [MCP_SCOPE],
+  bearer_methods_supported: ["header"],
+  resource_name: "Content and backlink service (MCP)"
+})
+
+/** RFC 8414 authorization-server metadata; the issuer is the base URL itself. */
+export const authorizationServerMetadata = (base: string) => ({
+  issuer: base,
+  authorization_endpoint: `${base}/authorize`,
+  token_endpoint: `${base}/token`,
+  registration_endpoint: `${base}/register`,
+  scopes_supported: [MCP_SCOPE],
+  response_types_supported: ["code"],
+  response_modes_supported: ["query"],
+  grant_types_supported: ["authorization_code", "refresh_token"],
+  token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+  code_challenge_methods_supported: ["S256"],
+  authorization_response_iss_parameter_supported: true
+})

@@ -1,0 +1,54 @@
+import { html, htmlResponse, page } from "../Web/Html.js"
+import { signOutForm } from "../Web/SignInPage.js"
+import type { AuthorizeRequest } from "./Authorize.js"
+import { formActionSource, redirectHost } from "./RedirectUris.js"
+
+/**
+ * The consent page: names the application (as it registered itself) and where the answer is sent, with Allow and
+ * Deny. The form carries the original request (validated again on POST) and the session's CSRF token. Its CSP lets
+ * the form post here and the redirect that follows reach the client, nothing else.
+ */
+export const consentPage = (options: {
+  readonly request: AuthorizeRequest
+  readonly email: string
+  readonly csrf: string
+}) => {
+  const { request } = options
+  const name = request.client.client_name
+  const host = redirectHost(request.redirectUri)
+  const body = html`<h1>Allow ${name ?? "this application"} to use your account?</h1>
+<p>${
+    name === null
+      ? html`An application that did not give its name (client id <code>${request.client.client_id}</code>)`
+      : html`<strong>${name}</strong>`
+  } wants to use this service on your behalf: read your websites, articles, backlinks and statistics, and edit
+articles, as <strong>${options.email}</strong>.</p>
+<p>If you allow it, you will be sent back to <strong>${host}</strong>.</p>
+<p class="muted">The application chose its own name. Allow only if you started this connection yourself.</p>
+<form method="post" action="/authorize">
+<input type="hidden" name="query" value="${request.query}">
+<input type="hidden" name="csrf" value="${options.csrf}">
+<div class="actions">
+<button type="submit" name="decision" value="allow" class="primary">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</div>
+</form>
+${signOutForm({
+  csrf: options.csrf,
+  returnTo: `/authorize?${request.query}`,
+  label: `Not ${options.email}? Use another account`
+})}`
+  return htmlResponse(page("Allow access", body), { formActions: [formActionSource(request.redirectUri)] })
+}
+
+/** An authorization request that cannot be answered to the client: shown to the user instead. */
+export const authorizeErrorPage = (message: string, status = 400) =>
+  htmlResponse(
+    page(
+      "Cannot connect",
+      html`<h1>This connection cannot go ahead</h1>
+<p role="alert">${message}</p>
+<p class="muted">Close this page and start the connection again from your assistant.</p>`
+    ),
+    { status }
+  )

@@ -1,0 +1,64 @@
+import { HttpServerResponse } from "@effect/platform"
+import { Data } from "effect"
+
+/**
+ * An OAuth error as RFC 6749 §5.2 / RFC 7591 §3.2.2 define them: `{ error, error_description }`, 400 unless said
+ * otherwise (401 for `invalid_client`).
+ */
+export class OAuthError extends Data.TaggedError("OAuthError")<{
+  readonly error: string
+  readonly description: string
+  readonly status?: number
+}> {
+  override get message() {
+    return `${this.error}: ${this.description}`
+  }
+}
+
+export const invalidRequest = (description: string) => new OAuthError({ error: "invalid_request", description })
+export const invalidGrant = (description: string) => new OAuthError({ error: "invalid_grant", description })
+export const invalidTarget = (description: string) => new OAuthError({ error: "invalid_target", description })
+export const invalidClient = (description: string) =>
+  new OAuthError({ error: "invalid_client", description, status: 401 })
+
+/** CORS for the documents and endpoints that browser-based MCP clients call directly. */
+export const corsHeaders: Readonly<Record<string, string>> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "Authorization, Content-Type, Mcp-Protocol-Version",
+  "access-control-expose-headers": "WWW-Authenticate",
+  "access-control-max-age": "86400"
+}
+
+/** Token responses and errors must never be cached (RFC 6749 §5.1). */
+export const noStoreHeaders: Readonly<Record<string, string>> = {
+  "cache-control": "no-store",
+  pragma: "no-cache"
+}
+
+/** The answer to a CORS preflight. */
+export const preflight = HttpServerResponse.empty({ status: 204, headers: corsHeaders })
+
+/** JSON with the CORS headers. */
+export const corsJson = (
+  body: unknown,
+  options?: { readonly status?: number; readonly headers?: Record<string, string> }
+) =>
+  HttpServerResponse.unsafeJson(body, {
+    status: options?.status ?? 200,
+    headers: { ...corsHeaders, ...options?.headers }
+  })
+
+/** An OAuth error as its JSON response (with CORS, and never cached). */
+export const oauthErrorResponse = (error: OAuthError) =>
+  corsJson(
+    { error: error.error, error_description: error.description },
+    {
+      status: error.status ?? 400,
+      headers: {
+        ...noStoreHeaders,
+        // Without it the server would add its API `Bearer` challenge to a 401.
+        ...(error.status === 401 ? { "www-authenticate": 'Basic realm="oauth"' } : {})
+      }
+    }
+  )

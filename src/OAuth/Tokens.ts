@@ -1,0 +1,206 @@
+import { SqlClient } from "@effect/sql"
+import { Clock, Effect, Option } from "effect"
+import { hashSecret, newSecret } from "../Auth/Secrets.js"
+import { AppConfig } from "../Config.js"
+import type { UserId } from "../Domain/Ids.js"
+import type { ClientRow } from "./ClientsRepo.js"
+import { MCP_SCOPE } from "./Metadata.js"
+import { verifierMatches } from "./Pkce.js"
+import { OAuthRepo } from "./Repo.js"
+import { invalidGrant, invalidRequest, invalidTarget, OAuthError } from "./Responses.js"
+
+export const CODE_PREFIX = "cbs_ac_"
+export const ACCESS_TOKEN_PREFIX = "cbs_at_"
+export const REFRESH_TOKEN_PREFIX = "cbs_rt_"
+const CODE_SECONDS = 60
+const REFRESH_SECONDS = 30 * 24 * 60 * 60
+/** How long after its first use a refresh token still works once more (a client retrying a lost response). */
+const REFRESH_GRACE_SECONDS = 30
+/** Expired codes and tokens are kept a day (a late reuse is still recognised as one), then deleted. */
+const KEEP_EXPIRED_MS = 24 * 60 * 60 * 1000
+
+const iso = (ms: number) => new Date(ms).toISOString()
+const plausible = (secret: string, prefix: string) => secret.startsWith(prefix) && secret.length <= 200
+
+/** The token response (RFC 6749 §5.1). */
+export interface TokenResponse {
+  readonly access_token: string
+  readonly token_type: "Bearer"
+  readonly expires_in: number
+  readonly refresh_token?: string
+  readonly scope: string
+}
+
+/** Authorization codes and the token endpoint's two grants. */
+export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
+  dependencies: [OAuthRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* OAuthRepo
+    const sql = yield* SqlClient.SqlClient
+    const { oauthAccessTokenSeconds } = yield* AppConfig
+
+    /** Issues an access token, and a refresh token to clients registered for that grant, within `grantId`. */
+    const issue = (grantId: number, client: ClientRow, scope: string, now: number) =>
+      Effect.gen(function* () {
+        const accessToken = newSecret(ACCESS_TOKEN_PREFIX)
+        const refreshToken = newSecret(REFRESH_TOKEN_PREFIX)
+        const refreshable = client.grant_types.includes("refresh_token")
+        yield* repo.insertTokens({
+          grant_id: grantId,
+          access_hash: hashSecret(accessToken),
+          access_expires_at: iso(now + oauthAccessTokenSeconds * 1000),
+          refresh: refreshable
+            ? { hash: hashSecret(refreshToken), expires_at: iso(now + REFRESH_SECONDS * 1000) }
+            : undefined,
+          created_at: iso(now)
+        })
+        const response: TokenResponse = {
+          access_token: accessToken,
+          token_type: "Bearer",
+          expires_in: oauthAccessTokenSeconds,
+          ...(refreshable ? { refresh_token: refreshToken } : {}),
+          scope
+        }
+        return response
+      })
+
+    /** A new single-use authorization code for an Allow; returned in clear once, stored as a hash. */
+    const createCode = Effect.fn("OAuthTokens.createCode")(function* (grant: {
+      readonly clientId: string
+      readonly userId: UserId
+      readonly redirectUri: string
+      readonly redirectUriGiven: boolean
+      readonly codeChallenge: string
+      readonly resource: string | null
+    }) {
+      const now = yield* Clock.currentTimeMillis
+      yield* repo.pruneExpired(iso(now - KEEP_EXPIRED_MS))
+      const code = newSecret(CODE_PREFIX)
+      yield* repo.insertCode({
+        code_hash: hashSecret(code),
+        client_id: grant.clientId,
+        user_id: grant.userId,
+        redirect_uri: grant.redirectUri,
+        redirect_uri_given: grant.redirectUriGiven,
+        code_challenge: grant.codeChallenge,
+        resource: grant.resource,
+        scope: MCP_SCOPE,
+        created_at: iso(now),
+        expires_at: iso(now + CODE_SECONDS * 1000)
+      })
+      return code
+    })
+
+    /**
+     * `grant_type=authorization_code`. The code is marked used before anything else is checked, so a failed
+     * attempt burns it too; presenting a used code again revokes every token issued from it.
+     */
+    const exchangeCode = Effect.fn("OAuthTokens.exchangeCode")(function* (request: {
+      readonly client: ClientRow
+      readonly code: string | undefined
+      readonly redirectUri: string | undefined
+      readonly codeVerifier: string | undefined
+      readonly resource: string | undefined
+      /** The one resource this server issues tokens for. */
+      readonly serverResource: string
+    }): Effect.fn.Return<TokenResponse, OAuthError> {
+      const { client, code, codeVerifier } = request
+      if (code === undefined || code === "") return yield* invalidRequest("code is required.")
+      if (codeVerifier === undefined || codeVerifier === "") {
+        return yield* invalidRequest("code_verifier is required (PKCE).")
+      }
+      const now = yield* Clock.currentTimeMillis
+      const hash = hashSecret(code)
+      const claimed = plausible(code, CODE_PREFIX) ? yield* repo.claimCode(hash, iso(now)) : Option.none()
+      if (Option.isNone(claimed)) {
+        if (yield* repo.codeExists(hash)) {
+          yield* repo.revokeForReusedCode(hash, iso(now)).pipe(sql.withTransaction, Effect.orDie)
+          yield* Effect.logWarning("An authorization code was presented again; its tokens are revoked.")
+        }
+        return yield* invalidGrant("The authorization code is unknown, expired or already used.")
+      }
+      const row = claimed.value
+      if (row.client_id !== client.client_id) {
+        return yield* invalidGrant("The authorization code was issued to another client.")
+      }
+      if (row.expired) return yield* invalidGrant("The authorization code has expired.")
+      if (request.redirectUri === undefined && row.redirect_uri_given) {
+        return yield* invalidRequest("redirect_uri is required: the authorization request had one.")
+      }
+      if (request.redirectUri !== undefined && request.redirectUri !== row.redirect_uri) {
+        return yield* invalidGrant("redirect_uri does not match the authorization request.")
+      }
+      if (!verifierMatches(codeVerifier, row.code_challenge)) {
+        return yield* invalidGrant("code_verifier does not match the code challenge.")
+      }
+      if (request.resource !== undefined && request.resource !== (row.resource ?? request.serverResource)) {
+        return yield* invalidTarget("resource does not match the authorization request.")
+      }
+      return yield* Effect.gen(function* () {
+        // The row lock orders this against a concurrent reuse of the same code, which revokes what is issued here.
+        if (yield* repo.lockCodeReused(hash)) {
+          return yield* invalidGrant("The authorization code was already used.")
+        }
+        const grantId = yield* repo.insertGrant({
+          client_id: client.client_id,
+          user_id: row.user_id,
+          code_hash: hash,
+          scope: row.scope,
+          resource: row.resource,
+          created_at: iso(now)
+        })
+        return yield* issue(grantId, client, row.scope, now)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    /** `grant_type=refresh_token`: rotates the refresh token and issues a new access token in the same grant. */
+    const refresh = Effect.fn("OAuthTokens.refresh")(function* (request: {
+      readonly client: ClientRow
+      readonly refreshToken: string | undefined
+      readonly scope: string | undefined
+      readonly resource: string | undefined
+      readonly serverResource: string
+    }): Effect.fn.Return<TokenResponse, OAuthError> {
+      const { client, refreshToken } = request
+      if (!client.grant_types.includes("refresh_token")) {
+        return yield* new OAuthError({
+          error: "unauthorized_client",
+          description: "The client did not register the refresh_token grant."
+        })
+      }
+      if (refreshToken === undefined || refreshToken === "") return yield* invalidRequest("refresh_token is required.")
+      if (request.resource !== undefined && request.resource !== request.serverResource) {
+        return yield* invalidTarget(`This server issues tokens only for ${request.serverResource}.`)
+      }
+      if (request.scope !== undefined && !request.scope.split(" ").every((s) => s === "" || s === MCP_SCOPE)) {
+        return yield* new OAuthError({ error: "invalid_scope", description: `The only scope is ${MCP_SCOPE}.` })
+      }
+      const now = yield* Clock.currentTimeMillis
+      const hash = hashSecret(refreshToken)
+      const issued = plausible(refreshToken, REFRESH_TOKEN_PREFIX)
+        ? yield* Effect.gen(function* () {
+            const grant = yield* repo.useRefreshToken({
+              hash,
+              clientId: client.client_id,
+              now: iso(now),
+              graceStart: iso(now - REFRESH_GRACE_SECONDS * 1000)
+            })
+            return yield* Option.match(grant, {
+              onNone: () => Effect.succeed(Option.none<TokenResponse>()),
+              onSome: (g) => Effect.map(issue(g.grant_id, client, g.scope, now), Option.some)
+            })
+          }).pipe(sql.withTransaction, Effect.orDie)
+        : Option.none<TokenResponse>()
+      if (Option.isSome(issued)) return issued.value
+      const reusedGrant = yield* repo.grantOfUsedRefreshToken(hash, client.client_id)
+      if (reusedGrant !== undefined) {
+        // Used again after its rotation and grace: someone else may hold it. End the whole grant.
+        yield* repo.revokeGrant(reusedGrant, iso(now))
+        yield* Effect.logWarning("A rotated refresh token was presented again; its grant is revoked.")
+      }
+      return yield* invalidGrant("The refresh token is unknown, expired, revoked or already used.")
+    })
+
+    return { createCode, exchangeCode, refresh }
+  })
+}) {}

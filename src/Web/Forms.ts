@@ -1,0 +1,34 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { Effect, type Option } from "effect"
+
+/** Fields of a URL-encoded form or query string, with the names that were sent more than once. */
+export interface Form {
+  /** The first value of a field, if it was sent. */
+  readonly get: (name: string) => string | undefined
+  readonly duplicates: ReadonlyArray<string>
+}
+
+/** A form from `name=value` pairs. */
+export const formOf = (pairs: Iterable<readonly [string, string]>): Form => {
+  const values = new Map<string, string>()
+  const duplicates = new Set<string>()
+  for (const [name, value] of pairs) {
+    if (values.has(name)) duplicates.add(name)
+    else values.set(name, value)
+  }
+  return { get: (name) => values.get(name), duplicates: [...duplicates] }
+}
+
+/** The query string of a request URL, without the `?`. */
+export const queryOf = (url: string): string => {
+  const at = url.indexOf("?")
+  return at === -1 ? "" : url.slice(at + 1)
+}
+
+/** The URL-encoded body of a request; None when it cannot be read. */
+export const readForm = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<Form>> =>
+  request.urlParamsBody.pipe(Effect.map(formOf), Effect.option)
+
+/** Whether the request declares a URL-encoded form body. */
+export const isFormRequest = (request: HttpServerRequest.HttpServerRequest): boolean =>
+  (request.headers["content-type"] ?? "").toLowerCase().split(";")[0]!.trim() === "application/x-www-form-urlencoded"

@@ -1,0 +1,104 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { PublicUrl } from "../Http/PublicUrl.js"
+import { readForm } from "./Forms.js"
+import { htmlResponse, messagePage } from "./Html.js"
+import {
+  csrfMatches,
+  csrfToken,
+  Sessions,
+  THROTTLE_WINDOW_MINUTES,
+  withoutSessionCookie,
+  withSessionCookie
+} from "./Session.js"
+import { safeReturnTo, signedInPage, signInPage } from "./SignInPage.js"
+
+const MAX_EMAIL = 320
+const MAX_PASSWORD = 1024
+
+/** `/signin?return_to=…` for a path on this site. */
+export const signInUrl = (returnTo: string | undefined) =>
+  returnTo === undefined ? "/signin" : `/signin?return_to=${encodeURIComponent(returnTo)}`
+
+/** 303: after a form POST, the browser follows with a GET (and never re-sends the password). */
+const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
+
+/**
+ * The sign-in page, shared by the OAuth authorization page and the web pages:
+ * - `GET /signin[?return_to=/path]`: the form (or, when signed in, straight on to `return_to`);
+ * - `POST /signin`: checks the e-mail and password (throttled), opens a session, goes on to `return_to`;
+ * - `POST /signout`: with the session's CSRF token, ends the session.
+ */
+export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const sessions = yield* Sessions
+    const base = yield* PublicUrl
+    const secure = base.startsWith("https:")
+
+    yield* router.get(
+      "/signin",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const returnTo = safeReturnTo(new URL(request.url, base).searchParams.get("return_to") ?? undefined)
+        const session = yield* sessions.current(request)
+        if (Option.isSome(session)) {
+          return returnTo === undefined
+            ? htmlResponse(signedInPage({ email: session.value.user.email, csrf: csrfToken(session.value.token) }))
+            : seeOther(returnTo)
+        }
+        return htmlResponse(signInPage({ returnTo }))
+      })
+    )
+
+    yield* router.post(
+      "/signin",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const form = yield* readForm(request)
+        if (Option.isNone(form)) return messagePage("Sign in", "The form could not be read. Please try again.", 400)
+        const returnTo = safeReturnTo(form.value.get("return_to"))
+        const email = (form.value.get("email") ?? "").trim().slice(0, MAX_EMAIL)
+        const password = form.value.get("password") ?? ""
+        if (email === "" || password === "" || password.length > MAX_PASSWORD) {
+          const message = "Enter your e-mail address and your password."
+          return htmlResponse(signInPage({ returnTo, email, message }), { status: 400 })
+        }
+        const previous = yield* sessions.current(request)
+        const outcome = yield* sessions
+          .signIn({ email, password, ip: Option.getOrNull(request.remoteAddress) })
+          .pipe(Effect.either)
+        if (outcome._tag === "Left") {
+          if (outcome.left.reason === "throttled") {
+            const message = `Too many failed sign-in attempts. Please wait ${THROTTLE_WINDOW_MINUTES} minutes, then try again.`
+            return htmlResponse(signInPage({ returnTo, email, message }), {
+              status: 429,
+              headers: { "retry-after": String(THROTTLE_WINDOW_MINUTES * 60) }
+            })
+          }
+          const message = "The e-mail address or the password is not right."
+          return htmlResponse(signInPage({ returnTo, email, message }), { status: 401 })
+        }
+        // A fresh session every time: an earlier one (perhaps planted) is ended.
+        if (Option.isSome(previous)) yield* sessions.signOut(previous.value.token)
+        return withSessionCookie(seeOther(returnTo ?? "/signin"), outcome.right, secure)
+      })
+    )
+
+    yield* router.post(
+      "/signout",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const form = yield* readForm(request)
+        const returnTo = safeReturnTo(Option.getOrUndefined(form)?.get("return_to"))
+        const session = yield* sessions.current(request)
+        if (Option.isSome(session)) {
+          if (!csrfMatches(session.value.token, Option.getOrUndefined(form)?.get("csrf"))) {
+            return messagePage("Sign out", "The form has expired. Go back, reload the page and try again.", 403)
+          }
+          yield* sessions.signOut(session.value.token)
+        }
+        return withoutSessionCookie(seeOther(signInUrl(returnTo)), secure)
+      })
+    )
+  })
+)

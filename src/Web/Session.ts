@@ -1,0 +1,121 @@
+import { timingSafeEqual } from "node:crypto"
+import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Clock, Data, Duration, Effect, Option } from "effect"
+import { hashPassword, verifyPassword } from "../Auth/Passwords.js"
+import { hashSecret, newSecret } from "../Auth/Secrets.js"
+import { SessionsRepo, type SessionUser } from "./SessionsRepo.js"
+
+export const SESSION_COOKIE = "cbs_session"
+const SESSION_PREFIX = "cbs_s_"
+const SESSION_SECONDS = 14 * 24 * 60 * 60
+/** Failed sign-ins counted within this window... */
+export const THROTTLE_WINDOW_MINUTES = 15
+/** ...up to this many per e-mail address... */
+const MAX_FAILURES_PER_EMAIL = 10
+/** ...and this many per client address (generous: several people may share one). */
+const MAX_FAILURES_PER_IP = 100
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+/** A live session: its secret (the cookie's value) and the signed-in user. */
+export interface Session {
+  readonly token: string
+  readonly user: SessionUser
+}
+
+/** Why a sign-in was refused. */
+export class SignInRefused extends Data.TaggedError("SignInRefused")<{
+  readonly reason: "invalid_credentials" | "throttled"
+}> {}
+
+const cookieOptions = (secure: boolean, seconds: number) => ({
+  httpOnly: true,
+  sameSite: "lax" as const,
+  path: "/",
+  secure,
+  maxAge: Duration.seconds(seconds)
+})
+
+/** Sets the session cookie on a response; `secure` when the service is reached over https. */
+export const withSessionCookie = (response: HttpServerResponse.HttpServerResponse, token: string, secure: boolean) =>
+  HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, token, cookieOptions(secure, SESSION_SECONDS))
+
+/** Removes the session cookie from the browser. */
+export const withoutSessionCookie = (response: HttpServerResponse.HttpServerResponse, secure: boolean) =>
+  HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, "", cookieOptions(secure, 0))
+
+/** The CSRF token of a session: derived from its secret, so it is bound to it and never stored. */
+export const csrfToken = (sessionToken: string): string =>
+  Buffer.from(hashSecret(`csrf:${sessionToken}`)).toString("base64url")
+
+/** Whether a submitted CSRF token is the session's; constant time. */
+export const csrfMatches = (sessionToken: string, submitted: string | undefined): boolean => {
+  if (submitted === undefined) return false
+  const expected = Buffer.from(csrfToken(sessionToken))
+  const given = Buffer.from(submitted)
+  return expected.length === given.length && timingSafeEqual(expected, given)
+}
+
+/** Server-side sessions of the sign-in page, shared by every instance through the database. */
+export class Sessions extends Effect.Service<Sessions>()("Web/Sessions", {
+  dependencies: [SessionsRepo.Default],
+  effect: Effect.gen(function* () {
+    const repo = yield* SessionsRepo
+    // Unknown e-mails are checked against this too, so that the answer takes as long as for a known one.
+    const decoyHash = yield* Effect.cached(hashPassword("not a password of anyone"))
+
+    /** The session a request's cookie names, if it is live. */
+    const current = Effect.fn("Sessions.current")(function* (request: HttpServerRequest.HttpServerRequest) {
+      const token = request.cookies[SESSION_COOKIE]
+      if (token === undefined || !token.startsWith(SESSION_PREFIX) || token.length > 200) {
+        return Option.none<Session>()
+      }
+      const now = yield* Clock.currentTimeMillis
+      const user = yield* repo.findSession(hashSecret(token), iso(now))
+      return Option.map(user, (u): Session => ({ token, user: u }))
+    })
+
+    /**
+     * Checks an e-mail and password and opens a session. Failures are counted in the database; past the limits
+     * every attempt is refused (even with the right password) until the window has passed.
+     */
+    const signIn = Effect.fn("Sessions.signIn")(function* (attempt: {
+      readonly email: string
+      readonly password: string
+      readonly ip: string | null
+    }) {
+      const email = attempt.email.trim().toLowerCase()
+      const now = yield* Clock.currentTimeMillis
+      const since = iso(now - THROTTLE_WINDOW_MINUTES * 60_000)
+      const failures = yield* repo.countFailures({ email, ip: attempt.ip, since })
+      if (failures.by_email >= MAX_FAILURES_PER_EMAIL || failures.by_ip >= MAX_FAILURES_PER_IP) {
+        return yield* new SignInRefused({ reason: "throttled" })
+      }
+      const user = yield* repo.findUserByEmail(email)
+      const stored = Option.flatMap(user, (u) => Option.fromNullable(u.password_hash))
+      const matches = yield* verifyPassword(
+        attempt.password,
+        Option.getOrElse(stored, () => "")
+      )
+      if (Option.isNone(user) || Option.isNone(stored) || !matches) {
+        if (Option.isNone(stored)) yield* Effect.flatMap(decoyHash, (hash) => verifyPassword(attempt.password, hash))
+        yield* repo.recordFailure({ email, ip: attempt.ip, at: iso(now) })
+        return yield* new SignInRefused({ reason: "invalid_credentials" })
+      }
+      yield* repo.clearFailures(email)
+      yield* repo.prune(iso(now), iso(now - 24 * 60 * 60_000))
+      const token = newSecret(SESSION_PREFIX)
+      yield* repo.insertSession({
+        id_hash: hashSecret(token),
+        user_id: user.value.id,
+        created_at: iso(now),
+        expires_at: iso(now + SESSION_SECONDS * 1000)
+      })
+      return token
+    })
+
+    const signOut = (token: string) => repo.deleteSession(hashSecret(token))
+
+    return { current, signIn, signOut }
+  })
+}) {}
