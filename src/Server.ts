@@ -18,9 +18,12 @@ import { HealthRoutesLive } from "./Http/Health.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { serverMiddleware } from "./Http/Server.js"
 import { Limits } from "./Limits.js"
+import { McpRoutesLive } from "./Mcp/Http.js"
 import { MediaRoutesLive } from "./Media/Http.js"
 import { MediaStore } from "./Media/MediaStore.js"
 import { MetaHttpLive } from "./Meta/Http.js"
+import { AccessTokens } from "./OAuth/AccessTokens.js"
+import { OAuthRoutesLive } from "./OAuth/Http.js"
 import { SitesHttpLive } from "./Sites/Http.js"
 import { Sites } from "./Sites.js"
 import { StatsHttpLive } from "./Stats/Http.js"
@@ -36,7 +39,8 @@ export const ServicesLive = Layer.mergeAll(
   Limits.Default,
   AuditLog.Default,
   Accounts.Default,
-  ApiKeys.Default
+  ApiKeys.Default,
+  AccessTokens.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -44,15 +48,16 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(AuthenticationLive)
 )
 
-/** Uploaded media: stored by the edit endpoints, served at /media. Their addresses need the server's public URL. */
-const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Default), Layer.provide(PublicUrlLive))
+/** Uploaded media: stored by the edit endpoints and tools, served at /media under the server's public URL. */
+const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Default))
 
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
   HttpApiBuilder.serve(serverMiddleware).pipe(
-    Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive]),
+    Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive, OAuthRoutesLive, McpRoutesLive]),
     Layer.provide(ApiLive),
-    Layer.provide(MediaLive),
+    Layer.provideMerge(MediaLive),
     Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(PublicUrlLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, listen))
   )

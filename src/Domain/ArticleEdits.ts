@@ -43,6 +43,12 @@ export const Replacement = Schema.Struct({
   )
 }).annotations({ identifier: "Replacement", description: "One find-and-replace on the HTML body." })
 
+export const Replacements = Schema.Array(Replacement)
+  .pipe(maxItems(MAX_REPLACEMENTS))
+  .annotations({
+    description: `Up to ${MAX_REPLACEMENTS} replacements, applied in order, each on the result of the one before. If any fails, nothing is saved (409 replacement_conflict).`
+  })
+
 export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(
   {
     title: Schema.optional(Title),

@@ -161,3 +161,28 @@ export const EditLimitExceededBody = wire(EditLimitExceeded, "EditLimitExceeded"
     "The account has made 200 successful article changes this UTC day (API and MCP together); Retry-After gives the seconds to the next UTC midnight.",
   fields: withLimit
 })
+
+/** Every public error with its status, for the doors that do not go through HttpApi (the agent tools). */
+const publicErrors: ReadonlyArray<readonly [Schema.Schema.AnyNoContext, number]> = [
+  [UnauthorizedBody, 401],
+  [ForbiddenBody, 403],
+  [NotFoundBody, 404],
+  [ReplacementConflictBody, 409],
+  [PayloadTooLargeBody, 413],
+  [ValidationErrorBody, 422],
+  [DisallowedHtmlBody, 422],
+  [ProtectedLinkViolationBody, 422],
+  [UnsupportedImageBody, 422],
+  [ImageTooLargeBody, 422],
+  [RateLimitedBody, 429],
+  [EditLimitExceededBody, 429],
+  [InternalErrorBody, 500]
+]
+
+/** The public body and HTTP status of a service error, exactly as the HTTP interface answers it. */
+export const publicError = (error: unknown): { readonly status: number; readonly body: Record<string, unknown> } => {
+  for (const [schema, status] of publicErrors) {
+    if (Schema.is(schema)(error)) return { status, body: { ...Schema.encodeSync(schema)(error) } }
+  }
+  return { status: 500, body: { error: "internal_error", message: "Something went wrong on our side." } }
+}

@@ -1,0 +1,50 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import type { Tool } from "./Tools.js"
+
+/** What a tool call came to: the structured result, or the public error body with its HTTP status. */
+export type ToolOutcome =
+  | { readonly _tag: "Ok"; readonly data: Record<string, unknown> }
+  | { readonly _tag: "Error"; readonly status: number; readonly body: Record<string, unknown> }
+
+const textOf = (value: unknown) => JSON.stringify(value, null, 2)
+
+/**
+ * A fresh MCP server for one request (the transport is stateless). `call` runs a tool for the signed-in user and
+ * settles with its outcome; tool errors are results with `isError` whose text is the HTTP error body.
+ */
+export const makeMcpServer = (
+  tools: ReadonlyArray<Tool>,
+  call: (tool: Tool, args: unknown) => Promise<ToolOutcome>
+): Server => {
+  const server = new Server(
+    { name: "content-backlink-service", title: "Content and Backlink Service", version: "1.0.0" },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        "Read the websites, articles, backlinks and period counts of the signed-in account, and edit its articles. Protected links (data-service-protected) in article bodies must be kept exactly; every edit is stored as a revision."
+    }
+  )
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: { ...tool.inputSchema, type: "object" as const },
+      outputSchema: { ...tool.outputSchema, type: "object" as const },
+      annotations: { title: tool.title, ...tool.annotations }
+    }))
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = tools.find((candidate) => candidate.name === request.params.name)
+    if (tool === undefined) {
+      const body = { error: "not_found", message: `No tool named ${request.params.name}.` }
+      return { isError: true, content: [{ type: "text", text: textOf(body) }] }
+    }
+    const outcome = await call(tool, request.params.arguments ?? {})
+    return outcome._tag === "Ok"
+      ? { structuredContent: outcome.data, content: [{ type: "text", text: textOf(outcome.data) }] }
+      : { isError: true, content: [{ type: "text", text: textOf(outcome.body) }] }
+  })
+  return server
+}
