@@ -1,0 +1,381 @@
+// MCP conformance check: runs the official conformance tool (@modelcontextprotocol/conformance, pinned to 0.1.13,
+// the last version that runs on Node 20) against the real service.
+//
+// The tool cannot send an OAuth access token, and /mcp needs one. So this script:
+//   1. starts `cbs serve` as a child process on a fresh embedded database (a temporary DATA_DIR) with the demo data;
+//   2. signs the demo user in through the real OAuth flow over HTTP, as an MCP client and a browser would: dynamic
+//      client registration, /authorize, the sign-in form, Allow on the consent page, /token with the PKCE verifier;
+//   3. starts a small local proxy that forwards every request to the service unchanged and adds only
+//      `Authorization: Bearer <token>` when the request has none;
+//   4. runs each scenario against the proxy's /mcp and fails when any scenario fails.
+// The child, the proxy and the temporary directory are always cleaned up.
+// Run: npm run conformance:mcp   (DATABASE_URL, when set, is passed on; the database must then be empty)
+import { type ChildProcess, spawn } from "node:child_process"
+import { createHash, randomBytes } from "node:crypto"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, request as httpRequest, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+
+/** The server scenarios that apply to this service (all present in `npx conformance list` of 0.1.13). */
+const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] as const
+
+const STARTUP_TIMEOUT_MS = 60_000
+const SCENARIO_TIMEOUT_MS = 30_000
+/** Everything together stays under about two minutes. */
+const TOTAL_TIMEOUT_MS = 120_000
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const workDir = mkdtempSync(path.join(os.tmpdir(), "cbs-mcp-conformance-"))
+
+let service: ChildProcess | undefined
+let proxy: Server | undefined
+let tool: ChildProcess | undefined
+/** The service's output, kept for the report when something goes wrong. */
+const serviceLog: Array<string> = []
+
+// ---------------------------------------------------------------------------------------------------------------
+// The service
+
+interface Started {
+  /** Where the service listens, e.g. http://127.0.0.1:41234 (what this script talks to). */
+  readonly origin: string
+  readonly port: number
+  /** The public base URL it announced (http://localhost:PORT): the issuer and the resource are named after it. */
+  readonly base: string
+  readonly email: string
+  readonly password: string
+}
+
+/** `cbs serve` on a free port with a fresh data directory; settles once the banner is printed and /healthz answers. */
+const startService = async (): Promise<Started> => {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: workDir, HOST: "127.0.0.1", SEED_DEMO: "true" }
+  // The issuer, the resource and the allowed Host values come from the base URL: it must be the loopback default.
+  delete env["PUBLIC_BASE_URL"]
+  delete env["PORT"]
+  delete env["MEDIA_DIR"]
+  const child = spawn(process.execPath, ["bin/cbs.js", "serve", "--port", "0"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  service = child
+  const banner = new Map<string, string>()
+  const wanted = ["listening on", "Demo sign-in:", "Password:", "API key:"]
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString("utf8").split(/\r?\n/)) {
+      if (line === "") continue
+      serviceLog.push(line)
+      if (serviceLog.length > 200) serviceLog.shift()
+      for (const prefix of wanted) {
+        const at = line.indexOf(prefix)
+        if (at !== -1 && !banner.has(prefix)) banner.set(prefix, line.slice(at + prefix.length).trim())
+      }
+    }
+  }
+  child.stdout?.on("data", collect)
+  child.stderr?.on("data", collect)
+
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS
+  while (!banner.has("API key:")) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`cbs serve exited early (${child.exitCode ?? child.signalCode})`)
+    }
+    if (Date.now() > deadline) throw new Error(`cbs serve printed no "API key:" line in ${STARTUP_TIMEOUT_MS} ms`)
+    await sleep(100)
+  }
+  const base = banner.get("listening on")
+  const email = banner.get("Demo sign-in:")
+  const password = banner.get("Password:")
+  if (base === undefined || email === undefined || password === undefined) {
+    throw new Error("the banner lacks the address or the demo sign-in (is the database empty?)")
+  }
+  const port = Number(new URL(base).port)
+  const origin = `http://127.0.0.1:${port}`
+  const health = await fetch(`${origin}/healthz`)
+  if (health.status !== 200) throw new Error(`GET /healthz answered ${health.status}`)
+  return { origin, port, base, email, password }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Signing in: the OAuth flow over HTTP, with a cookie jar and redirects not followed
+
+interface Reply {
+  readonly status: number
+  readonly text: string
+  readonly location: string | undefined
+}
+
+const makeBrowser = (origin: string) => {
+  const jar = new Map<string, string>()
+  const send = async (target: string, init: RequestInit = {}): Promise<Reply> => {
+    const headers = new Headers(init.headers)
+    if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "))
+    const res = await fetch(new URL(target, origin), { ...init, headers, redirect: "manual" })
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";")
+      const at = pair.indexOf("=")
+      const name = pair.slice(0, at)
+      const value = pair.slice(at + 1)
+      if (value === "" || /max-age=0(;|$)/i.test(line)) jar.delete(name)
+      else jar.set(name, value)
+    }
+    return { status: res.status, text: await res.text(), location: res.headers.get("location") ?? undefined }
+  }
+  return {
+    get: (target: string) => send(target),
+    postForm: (target: string, fields: Record<string, string>) =>
+      send(target, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields).toString()
+      }),
+    postJson: (target: string, body: unknown) =>
+      send(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  }
+}
+
+const expectStatus = (step: string, reply: Reply, status: number) => {
+  if (reply.status !== status) {
+    throw new Error(`${step}: expected ${status}, got ${reply.status}: ${reply.text.slice(0, 500)}`)
+  }
+}
+
+const hiddenField = (page: string, name: string) => {
+  const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page)
+  if (match === null) throw new Error(`no hidden field ${name} on the page`)
+  return match[1]!
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
+}
+
+/** Loopback redirect URI of this pretend client: never visited, the code is read from the 302's Location. */
+const REDIRECT_URI = "http://127.0.0.1/mcp-conformance/callback"
+
+/** An access token for the demo user, obtained the way an MCP client and the user's browser obtain one. */
+const signIn = async (started: Started): Promise<string> => {
+  const browser = makeBrowser(started.origin)
+  const registered = await browser.postJson("/register", {
+    client_name: "MCP conformance check",
+    redirect_uris: [REDIRECT_URI],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none"
+  })
+  expectStatus("POST /register", registered, 201)
+  const clientId = (JSON.parse(registered.text) as { client_id: string }).client_id
+
+  const verifier = randomBytes(32).toString("base64url")
+  const challenge = createHash("sha256").update(verifier).digest("base64url")
+  const state = randomBytes(16).toString("base64url")
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state,
+    scope: "mcp",
+    resource: `${started.base}/mcp`
+  })
+  const start = await browser.get(`/authorize?${query}`)
+  expectStatus("GET /authorize", start, 303)
+  const form = await browser.get(start.location!)
+  expectStatus("GET sign-in form", form, 200)
+  const signedIn = await browser.postForm("/signin", {
+    email: started.email,
+    password: started.password,
+    return_to: hiddenField(form.text, "return_to")
+  })
+  expectStatus("POST /signin", signedIn, 303)
+  const consent = await browser.get(signedIn.location!)
+  expectStatus("GET consent page", consent, 200)
+  const back = await browser.postForm("/authorize", {
+    query: hiddenField(consent.text, "query"),
+    csrf: hiddenField(consent.text, "csrf"),
+    decision: "allow"
+  })
+  expectStatus("POST /authorize (Allow)", back, 302)
+  const params = new URL(back.location!).searchParams
+  const code = params.get("code")
+  if (code === null || params.get("state") !== state) throw new Error(`no code in the redirect: ${back.location}`)
+
+  const token = await browser.postForm("/token", {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT_URI,
+    client_id: clientId,
+    code_verifier: verifier,
+    resource: `${started.base}/mcp`
+  })
+  expectStatus("POST /token", token, 200)
+  const accessToken = (JSON.parse(token.text) as { access_token?: unknown }).access_token
+  if (typeof accessToken !== "string") throw new Error(`no access_token from /token: ${token.text}`)
+  return accessToken
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The proxy
+
+/**
+ * A proxy on 127.0.0.1 that forwards every request to the service as received (method, path, body and all headers,
+ * Host and Origin included) and streams the answer back. It adds `Authorization: Bearer <token>` when the request
+ * has no Authorization header; that is the only header it adds.
+ *
+ * Host and Origin: the service answers only to its own loopback names on its own port (`localhost:P`,
+ * `127.0.0.1:P`, `[::1]:P`, DNS-rebinding protection), and the conformance tool, talking to the proxy, names the
+ * proxy: `Host: 127.0.0.1:<proxy port>`. So a Host that is exactly the proxy's own address (`127.0.0.1:<proxy>` or
+ * `localhost:<proxy>`) becomes the service's `127.0.0.1:<service port>`, and an Origin of
+ * `http://127.0.0.1:<proxy>` or `http://localhost:<proxy>` becomes `http://127.0.0.1:<service port>`: the request
+ * then looks as if it had been sent to the service directly. Any other Host or Origin, such as the forged
+ * `evil.example.com` of the dns-rebinding-protection scenario, passes through unchanged, so the service itself has
+ * to reject it.
+ */
+const startProxy = async (servicePort: number, token: string): Promise<number> => {
+  const server = createServer()
+  proxy = server
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => resolve())
+  })
+  const proxyPort = (server.address() as AddressInfo).port
+  const ownHosts = new Set([`127.0.0.1:${proxyPort}`, `localhost:${proxyPort}`])
+  const ownOrigins = new Set([...ownHosts].map((host) => `http://${host}`))
+
+  server.on("request", (incoming, outgoing) => {
+    const headers: Array<string> = []
+    let authorized = false
+    const raw = incoming.rawHeaders
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = raw[i]!
+      let value = raw[i + 1]!
+      const lower = name.toLowerCase()
+      if (lower === "host" && ownHosts.has(value.toLowerCase())) value = `127.0.0.1:${servicePort}`
+      if (lower === "origin" && ownOrigins.has(value.toLowerCase())) value = `http://127.0.0.1:${servicePort}`
+      if (lower === "authorization") authorized = true
+      headers.push(name, value)
+    }
+    if (!authorized) headers.push("Authorization", `Bearer ${token}`)
+    const upstream = httpRequest(
+      { host: "127.0.0.1", port: servicePort, method: incoming.method, path: incoming.url, headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders)
+        answer.pipe(outgoing)
+      }
+    )
+    upstream.on("error", (error) => {
+      if (outgoing.headersSent) outgoing.destroy(error)
+      else outgoing.writeHead(502, { "content-type": "text/plain" }).end(`proxy: ${error.message}`)
+    })
+    incoming.pipe(upstream)
+  })
+  return proxyPort
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The conformance tool
+
+/** Runs `npx conformance ARGS` with its output shown; its exit code (124 when it ran out of time). */
+const conformance = (args: ReadonlyArray<string>, capture = false) =>
+  new Promise<{ code: number; output: string }>((resolve) => {
+    const child = spawn("npx", ["--no", "conformance", ...args], {
+      cwd: root,
+      stdio: ["ignore", capture ? "pipe" : "inherit", "inherit"]
+    })
+    tool = child
+    let output = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString("utf8")
+    })
+    const timer = setTimeout(() => {
+      console.log(`conformance ${args.join(" ")}: no result in ${SCENARIO_TIMEOUT_MS} ms, stopping it`)
+      child.kill("SIGKILL")
+    }, SCENARIO_TIMEOUT_MS)
+    child.on("error", (error) => {
+      console.log(`cannot run npx conformance: ${error.message}`)
+    })
+    child.on("close", (code, signal) => {
+      clearTimeout(timer)
+      tool = undefined
+      resolve({ code: code ?? (signal === "SIGKILL" ? 124 : 1), output })
+    })
+  })
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+let cleaned = false
+const cleanup = async () => {
+  if (cleaned) return
+  cleaned = true
+  tool?.kill("SIGKILL")
+  proxy?.closeAllConnections()
+  proxy?.close()
+  const child = service
+  if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
+    child.kill("SIGTERM")
+    const stopped = await Promise.race([exited.then(() => true), sleep(15_000).then(() => false)])
+    if (!stopped) {
+      child.kill("SIGKILL")
+      await exited
+    }
+  }
+  rmSync(workDir, { recursive: true, force: true })
+}
+
+/** Reports `message` (with the service's last output lines when `showLog`), cleans up and exits with 1. */
+const fail = async (message: string, showLog = true) => {
+  console.log(`\nMCP conformance: ${message}`)
+  if (showLog && serviceLog.length > 0)
+    console.log(`--- service output (last lines) ---\n${serviceLog.slice(-40).join("\n")}`)
+  await cleanup()
+  process.exit(1)
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => void fail(`stopped by ${signal}`))
+}
+const watchdog = setTimeout(() => void fail(`did not finish within ${TOTAL_TIMEOUT_MS / 1000} s`), TOTAL_TIMEOUT_MS)
+
+const main = async () => {
+  const began = Date.now()
+  const listed = await conformance(["list", "--server"], true)
+  const available = new Set([...listed.output.matchAll(/^\s*-\s*(\S+)\s*$/gm)].map((match) => match[1]!))
+  const missing = SCENARIOS.filter((scenario) => !available.has(scenario))
+  if (listed.code !== 0 || missing.length > 0) {
+    return fail(`npx conformance list does not offer ${missing.join(", ") || "its scenarios"}`)
+  }
+
+  const started = await startService()
+  console.log(`service: ${started.base} (listening on ${started.origin}), DATA_DIR ${workDir}`)
+  const token = await signIn(started)
+  console.log(`signed in as ${started.email} through OAuth (register, authorize, sign-in, consent, token)`)
+  const proxyPort = await startProxy(started.port, token)
+  const url = `http://127.0.0.1:${proxyPort}/mcp`
+  console.log(`proxy: ${url} -> ${started.origin}/mcp (adds the bearer token)`)
+
+  const results: Array<{ scenario: string; passed: boolean }> = []
+  for (const scenario of SCENARIOS) {
+    console.log(`\n==> conformance server --scenario ${scenario}`)
+    const { code } = await conformance(["server", "--url", url, "--scenario", scenario])
+    results.push({ scenario, passed: code === 0 })
+  }
+
+  console.log(`\nMCP conformance (@modelcontextprotocol/conformance 0.1.13):`)
+  for (const { scenario, passed } of results) console.log(`  ${passed ? "PASS" : "FAIL"}  ${scenario}`)
+  console.log(`  (${((Date.now() - began) / 1000).toFixed(1)} s)`)
+  const failed = results.filter((result) => !result.passed)
+  if (failed.length > 0)
+    return fail(`${failed.length} of ${results.length} scenarios failed (see their checks above)`, false)
+  clearTimeout(watchdog)
+  await cleanup()
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))
