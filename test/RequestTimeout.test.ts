@@ -1,0 +1,53 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Deferred, Effect, Fiber, TestClock } from "effect"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+
+layer(TestServerLive)("request timeout", (it) => {
+  it.effect(
+    "a request still running after REQUEST_TIMEOUT_SECONDS (30 s) is answered 500 internal_error with its request id",
+    () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const sql = yield* SqlClient.SqlClient
+        const { accountId, key } = yield* app.makeAccount()
+        const siteId = yield* app.makeSite(accountId)
+        const articleId = yield* app.makeArticle(siteId, { body: "<p>Original.</p>" })
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        // Hold the article's row lock (on the embedded database, its only connection) so that the edit cannot
+        // finish until the test lets go.
+        const holder = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`select id from articles where id = ${articleId} for update`
+              yield* Deferred.succeed(locked, undefined)
+              yield* Deferred.await(release)
+            })
+          )
+          .pipe(Effect.fork)
+        yield* Deferred.await(locked)
+        const request = yield* app
+          .fetch(`/api/v1/articles/${articleId}`, {
+            method: "PATCH",
+            headers: { "x-api-key": key, "content-type": "application/json" },
+            body: JSON.stringify({ title: "Changed" })
+          })
+          .pipe(Effect.fork)
+        // Let the request reach the lock, then move the server's clock past the timeout.
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+        yield* TestClock.adjust("31 seconds")
+        const response = yield* Fiber.join(request)
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        assert.strictEqual(response.status, 500)
+        const body = yield* Effect.promise(() => response.json())
+        assert.strictEqual(body.error, "internal_error")
+        const requestId = response.headers.get("x-request-id")
+        assert.isString(requestId)
+        assert.include(body.message, requestId!)
+        const [row] = yield* sql<{ title: string }>`select title from articles where id = ${articleId}`
+        assert.notStrictEqual(row!.title, "Changed")
+      })
+  )
+})
