@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { Credential } from "./Auth/CurrentCredential.js"
 import type { BacklinksQuery } from "./Backlinks/Api.js"
 import { BacklinksRepo } from "./Backlinks/Repo.js"
+import type { BacklinkCategory } from "./Domain/Backlink.js"
 import { isOrderedRange } from "./Domain/Dates.js"
 import { ValidationError } from "./Domain/Errors.js"
 import type { SiteId } from "./Domain/Ids.js"
@@ -14,7 +15,12 @@ export class Backlinks extends Effect.Service<Backlinks>()("Backlinks", {
     const repo = yield* BacklinksRepo
     const sites = yield* Sites
 
-    const list = Effect.fn("Backlinks.list")(function* (credential: Credential, siteId: SiteId, query: BacklinksQuery) {
+    /** The website's backlinks; `category` narrows them to industry or local ones (the web pages use it). */
+    const list = Effect.fn("Backlinks.list")(function* (
+      credential: Credential,
+      siteId: SiteId,
+      query: BacklinksQuery & { readonly category?: BacklinkCategory }
+    ) {
       yield* sites.requireReadable(credential, siteId)
       if (!isOrderedRange(query)) return yield* new ValidationError({ message: "from must not be after to." })
       const page = { page: query.page, per_page: query.per_page }

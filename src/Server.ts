@@ -28,6 +28,7 @@ import { SitesHttpLive } from "./Sites/Http.js"
 import { Sites } from "./Sites.js"
 import { StatsHttpLive } from "./Stats/Http.js"
 import { Stats } from "./Stats.js"
+import { WebPagesLive } from "./Web/Pages.js"
 
 /** The feature services; they need only the database. */
 export const ServicesLive = Layer.mergeAll(
@@ -54,7 +55,7 @@ const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Defa
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
   HttpApiBuilder.serve(serverMiddleware).pipe(
-    Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive, OAuthRoutesLive, McpRoutesLive]),
+    Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive, OAuthRoutesLive, McpRoutesLive, WebPagesLive]),
     Layer.provide(ApiLive),
     Layer.provideMerge(MediaLive),
     Layer.provideMerge(ServicesLive),

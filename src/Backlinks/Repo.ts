@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { Backlink } from "../Domain/Backlink.js"
+import { Backlink, type BacklinkCategory } from "../Domain/Backlink.js"
 import { utcInstants } from "../Domain/Dates.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
@@ -8,6 +8,8 @@ import { offsetOf, type Page } from "../Domain/Pagination.js"
 export interface BacklinkFilter {
   readonly from?: string | undefined
   readonly to?: string | undefined
+  /** Only one category (the website page lists industry and local backlinks apart); not a public filter. */
+  readonly category?: BacklinkCategory | undefined
 }
 
 const Total = Schema.Struct({ total: Schema.Number })
@@ -23,12 +25,13 @@ export class BacklinksRepo extends Effect.Service<BacklinksRepo>()("Backlinks/Re
       const { start, end } = utcInstants(filter)
       return sql.and([
         sql`site_id = ${siteId}`,
+        ...(filter.category === undefined ? [] : [sql`category = ${filter.category}`]),
         ...(start === undefined ? [] : [sql`acquired_at >= ${start}::timestamptz`]),
         ...(end === undefined ? [] : [sql`acquired_at < ${end}::timestamptz`])
       ])
     }
 
-    // Both queries follow backlinks_site_acquired_idx.
+    // Both queries follow backlinks_site_acquired_idx (a category is filtered along it).
     const list = (siteId: SiteId, filter: BacklinkFilter, page: Page) =>
       Effect.all({
         rows: SqlSchema.findAll({

@@ -5,6 +5,7 @@ import { BacklinkId } from "./Ids.js"
 export const BacklinkStatus = Schema.Literal("pending", "live", "lost")
 export const AnchorType = Schema.Literal("exact_match", "partial_match", "branded", "naked_url", "generic")
 export const BacklinkCategory = Schema.Literal("industry", "local")
+export type BacklinkCategory = typeof BacklinkCategory.Type
 
 export class Backlink extends Schema.Class<Backlink>("Backlink")(
   {

@@ -1,4 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
+import { stylesheetHref } from "./Assets.js"
 
 /** Markup that is already safe: produced by `html`, never by concatenating input. */
 export class SafeHtml {
@@ -26,35 +27,23 @@ const render = (value: Interpolation): string => {
 export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<Interpolation>): SafeHtml =>
   new SafeHtml(strings.reduce((out, part, i) => out + part + (i < values.length ? render(values[i]) : ""), ""))
 
-const style = `
-  :root { color-scheme: light dark; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-  body { margin: 0; padding: 1rem; line-height: 1.5; background: Canvas; color: CanvasText; }
-  main { max-width: 28rem; margin: 2rem auto; padding: 1.5rem; border: 1px solid #8885; border-radius: 0.75rem; }
-  h1 { font-size: 1.4rem; margin-top: 0; }
-  label { display: block; margin-top: 1rem; font-weight: 600; }
-  input[type=email], input[type=password] { width: 100%; box-sizing: border-box; padding: 0.6rem;
-    font-size: 1rem; margin-top: 0.25rem; border: 1px solid #888; border-radius: 0.4rem; }
-  .actions { display: flex; gap: 0.75rem; flex-wrap: wrap; margin-top: 1.5rem; }
-  button { font-size: 1rem; padding: 0.6rem 1.2rem; border-radius: 0.4rem; border: 1px solid #888; cursor: pointer; }
-  button.primary { background: #1a56db; border-color: #1a56db; color: #fff; }
-  .error { padding: 0.75rem; border-radius: 0.4rem; background: #fde8e8; color: #9b1c1c; }
-  .muted { opacity: 0.8; font-size: 0.9rem; }
-  .link { background: none; border: none; padding: 0; color: inherit; text-decoration: underline; font-size: 0.9rem; }
-`
+/** The `<head>` of every page: the site's one stylesheet, and scripts only from `/assets/`. */
+export const head = (title: string, scripts: ReadonlyArray<string> = []) =>
+  html`<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="${stylesheetHref}">
+${scripts.map((src) => html`<script src="${src}" defer></script>`)}
+</head>`
 
-/** A whole page: one small inline style, no scripts. */
+/** A small page on its own (sign-in, consent): a card, no navigation, no scripts. */
 export const page = (title: string, main: SafeHtml): string =>
   html`<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${title}</title>
-<style>${new SafeHtml(style)}</style>
-</head>
+${head(title)}
 <body>
-<main>
+<main class="card">
 ${main}
 </main>
 </body>
@@ -62,19 +51,22 @@ ${main}
 `.value
 
 /**
- * Headers for every page: not framable, no scripts, forms only to this site (plus `formActions`, the places a form's
- * redirect may lead), never cached or leaked through a referrer.
+ * Headers for every page: not framable, styles and scripts only from this site's files (nothing inline), forms only
+ * to this site (plus `formActions`, the places a form's redirect may lead), never cached, no referrer to others.
  */
 export const pageHeaders = (formActions: ReadonlyArray<string> = []): Record<string, string> => ({
   "content-security-policy": [
-    "frame-ancestors 'none'",
     "default-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    ["form-action 'self'", ...formActions.filter((source) => source !== "")].join(" ")
+    "img-src 'self' https: data:",
+    "style-src 'self'",
+    "script-src 'self'",
+    "frame-ancestors 'none'",
+    ["form-action 'self'", ...formActions.filter((source) => source !== "")].join(" "),
+    "base-uri 'none'"
   ].join("; "),
   "x-frame-options": "DENY",
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  "referrer-policy": "same-origin",
   "cache-control": "no-store"
 })
 

@@ -1,0 +1,135 @@
+import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
+import { copyScriptSrc } from "./Assets.js"
+import type { AssistantRow } from "./AssistantsRepo.js"
+import { html } from "./Html.js"
+import { layout, none, timestamp, type Viewer } from "./Layout.js"
+
+export const MAX_KEY_NAME = 100
+
+/** What the connection page shows. */
+export interface Connection {
+  readonly keys: ReadonlyArray<ApiKeyRow>
+  readonly assistants: ReadonlyArray<AssistantRow>
+  readonly mcpUrl: string
+}
+
+const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value="${viewer.csrf}">`
+
+/** A read-only field with a copy button; the button appears only when the script runs. */
+const copyable = (id: string, label: string, value: string) => html`<label for="${id}">${label}</label>
+<div class="inline">
+<input id="${id}" class="secret" type="text" value="${value}" readonly spellcheck="false" autocomplete="off">
+<button type="button" data-copy="${id}" data-status="${id}-status" hidden>Copy</button>
+</div>
+<p id="${id}-status" class="muted" role="status" aria-live="polite"></p>`
+
+const keyRow = (viewer: Viewer, key: ApiKeyRow) => html`<tr>
+<th scope="row">${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}</th>
+<td><code>${key.prefix}…</code></td>
+<td>${timestamp(key.created_at)}</td><td>${timestamp(key.last_used_at)}</td>
+<td>${key.revoked_at === null ? "Active" : html`Revoked ${timestamp(key.revoked_at)}`}</td>
+<td>${
+  key.revoked_at === null
+    ? html`<form method="post" action="/connection/keys/${key.id}/revoke">${csrfField(viewer)}
+<button type="submit">Revoke<span class="visually-hidden"> key ${key.name}</span></button></form>`
+    : none
+}</td></tr>`
+
+const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, error: string | undefined) => html`
+<h2 id="keys">API keys</h2>
+<p>An API key lets a program use the API (<code>/api/v1</code>) for your account. Send it in the
+<code>Authorization: Bearer …</code> header (or <code>X-API-Key</code>). Revoke a key you no longer use.</p>
+${
+  keys.length === 0
+    ? html`<p>You have no API keys yet.</p>`
+    : html`<div class="table-wrap"><table>
+<caption class="visually-hidden">Your API keys</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Key starts with</th><th scope="col">Created</th>
+<th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
+<tbody>${keys.map((key) => keyRow(viewer, key))}</tbody></table></div>`
+}
+<h3>Create a key</h3>
+${error === undefined ? null : html`<p class="error" role="alert" id="key-error">${error}</p>`}
+<form method="post" action="/connection/keys">
+${csrfField(viewer)}
+<label for="key-name">Key name</label>
+<input id="key-name" name="name" type="text" required maxlength="${MAX_KEY_NAME}" autocomplete="off"
+  aria-describedby="key-name-help${error === undefined ? "" : " key-error"}">
+<p id="key-name-help" class="muted">For example the program or person that will use it.</p>
+<button type="submit" class="primary">Create key</button>
+</form>`
+
+const mcpSection = (mcpUrl: string) => html`
+<h2 id="assistant">Connect an assistant</h2>
+<p>AI assistants connect through MCP. Give your assistant this address; it then opens a page of this site where you
+sign in and choose Allow.</p>
+${copyable("mcp-url", "MCP address", mcpUrl)}
+<ul>
+<li><strong>Claude</strong>: Settings → Connectors → Add custom connector; paste the address, then Connect.</li>
+<li><strong>ChatGPT</strong>: Settings → Apps &amp; Connectors → Advanced settings → turn on developer mode; then
+Create, paste the address, choose OAuth.</li>
+<li><strong>Cursor</strong>: Settings → MCP → Add new MCP server; or in <code>mcp.json</code>:
+<pre>{ "mcpServers": { "content-backlinks": { "url": "${mcpUrl}" } } }</pre></li>
+<li><strong>VS Code</strong>: run “MCP: Add Server…”, choose HTTP and paste the address; or in
+<code>.vscode/mcp.json</code>:
+<pre>{ "servers": { "content-backlinks": { "type": "http", "url": "${mcpUrl}" } } }</pre></li>
+</ul>`
+
+const assistantsSection = (viewer: Viewer, assistants: ReadonlyArray<AssistantRow>) => html`
+<h2 id="assistants">Connected assistants</h2>
+${
+  assistants.length === 0
+    ? html`<p>No assistant is connected to your account.</p>`
+    : html`<div class="table-wrap"><table>
+<caption class="visually-hidden">Assistants that can use your account</caption>
+<thead><tr><th scope="col">Assistant</th><th scope="col">Connected since</th>
+<th scope="col">Access last renewed</th><th scope="col">Action</th></tr></thead>
+<tbody>${assistants.map(
+        (assistant) => html`<tr>
+<th scope="row">${assistant.client_name ?? html`Unnamed (<code>${assistant.client_id}</code>)`}</th>
+<td>${timestamp(assistant.connected_at)}</td><td>${timestamp(assistant.renewed_at)}</td>
+<td><form method="post" action="/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke">
+${csrfField(viewer)}
+<button type="submit">Disconnect<span class="visually-hidden"> ${assistant.client_name ?? "unnamed assistant"}</span></button>
+</form></td></tr>`
+      )}</tbody></table></div>`
+}`
+
+const notices: Record<string, string> = {
+  "key-revoked": "The key was revoked. Requests with it are now refused.",
+  "assistant-disconnected": "The assistant was disconnected. It can no longer use your account."
+}
+
+/** `GET /connection`: API keys, the MCP address with instructions, and the connected assistants. */
+export const connectionPage = (
+  viewer: Viewer,
+  connection: Connection,
+  options: { readonly notice?: string | null; readonly error?: string } = {}
+) => {
+  const notice = options.notice === undefined || options.notice === null ? undefined : notices[options.notice]
+  return layout({
+    title: "Site connection",
+    viewer,
+    section: "connection",
+    scripts: [copyScriptSrc],
+    main: html`<h1>Site connection</h1>
+${notice === undefined ? null : html`<p class="notice" role="status">${notice}</p>`}
+${keysSection(viewer, connection.keys, options.error)}
+${mcpSection(connection.mcpUrl)}
+${assistantsSection(viewer, connection.assistants)}`
+  })
+}
+
+/** The answer to creating a key: the key itself, this once. */
+export const keyCreatedPage = (viewer: Viewer, name: string, key: string): string =>
+  layout({
+    title: "New API key",
+    viewer,
+    section: "connection",
+    scripts: [copyScriptSrc],
+    main: html`<h1>Your new API key “${name}”</h1>
+<p class="warning" role="alert"><strong>Copy the key now: it will not be shown again.</strong> Only a fingerprint of
+it is kept, so if you lose it, revoke it and create another.</p>
+${copyable("new-key", "API key", key)}
+<p><a href="/connection">Back to site connection</a></p>`
+  })

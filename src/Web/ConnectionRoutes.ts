@@ -1,0 +1,87 @@
+import { HttpApiBuilder, HttpRouter } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { ApiKeys } from "../Auth/ApiKeys.js"
+import { ApiKeyId, PathId } from "../Domain/Ids.js"
+import { PublicUrl } from "../Http/PublicUrl.js"
+import { Assistants } from "./Assistants.js"
+import { connectionPage, keyCreatedPage, MAX_KEY_NAME } from "./ConnectionPages.js"
+import { PageGuard } from "./Guard.js"
+import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
+
+const decodeKeyId = Schema.decodeUnknownOption(PathId(ApiKeyId, "API key id."))
+
+/**
+ * The site-connection page and its forms:
+ * - `GET /connection`: API keys, the MCP address and how to connect an assistant, the connected assistants;
+ * - `POST /connection/keys`: creates a named key and shows it once;
+ * - `POST /connection/keys/:id/revoke`: revokes one of the account's keys;
+ * - `POST /connection/assistants/:clientId/revoke`: disconnects an assistant (its grants and tokens).
+ * Every POST needs the session's CSRF token; another account's key or assistant is a 404.
+ */
+export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const guard = yield* PageGuard
+    const keys = yield* ApiKeys
+    const assistants = yield* Assistants
+    const mcpUrl = `${yield* PublicUrl}/mcp`
+
+    const connection = (viewer: Viewer) =>
+      Effect.all({
+        keys: keys.list(viewer.credential.accountId),
+        assistants: assistants.list(viewer.userId),
+        mcpUrl: Effect.succeed(mcpUrl)
+      })
+
+    yield* router.get(
+      "/connection",
+      guard.page((viewer, request) =>
+        Effect.gen(function* () {
+          const notice = new URL(request.url, "http://localhost").searchParams.get("done")
+          return sendPage(connectionPage(viewer, yield* connection(viewer), { notice }))
+        })
+      )
+    )
+
+    yield* router.post(
+      "/connection/keys",
+      guard.form("/connection", (viewer, form) =>
+        Effect.gen(function* () {
+          const name = (form.get("name") ?? "").trim()
+          if (name === "" || name.length > MAX_KEY_NAME) {
+            const error = `Give the key a name of 1 to ${MAX_KEY_NAME} characters.`
+            return sendPage(connectionPage(viewer, yield* connection(viewer), { error }), 400)
+          }
+          const created = yield* keys.create({ accountId: viewer.credential.accountId, name, isAdmin: false })
+          // Answered directly (never stored, never cached): this response is the only place the key ever appears.
+          return sendPage(keyCreatedPage(viewer, name, created.key))
+        })
+      )
+    )
+
+    yield* router.post(
+      "/connection/keys/:id/revoke",
+      guard.form("/connection", (viewer, _form) =>
+        Effect.gen(function* () {
+          const id = Option.flatMap(decodeKeyId((yield* HttpRouter.params)["id"]), (found) => found)
+          const own = yield* keys.list(viewer.credential.accountId)
+          if (Option.isNone(id) || !own.some((key) => key.id === id.value)) return notFoundPage(viewer, "API key")
+          yield* keys.revoke(id.value)
+          return seeOther("/connection?done=key-revoked#keys")
+        })
+      )
+    )
+
+    yield* router.post(
+      "/connection/assistants/:clientId/revoke",
+      guard.form("/connection", (viewer, _form) =>
+        Effect.gen(function* () {
+          const clientId = (yield* HttpRouter.params)["clientId"] ?? ""
+          return yield* assistants.disconnect(viewer.userId, clientId).pipe(
+            Effect.as(seeOther("/connection?done=assistant-disconnected#assistants")),
+            Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "connected assistant")))
+          )
+        })
+      )
+    )
+  })
+)

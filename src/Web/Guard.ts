@@ -1,0 +1,57 @@
+import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { type Form, readForm } from "./Forms.js"
+import { signInUrl } from "./Http.js"
+import { forbiddenPage, seeOther, type Viewer } from "./Layout.js"
+import { csrfMatches, csrfToken, type Session, Sessions } from "./Session.js"
+
+const viewerOf = (session: Session): Viewer => ({
+  userId: session.user.user_id,
+  email: session.user.email,
+  // The pages show the user's own account only: an admin's wider read access is for the API, not for these pages.
+  credential: { kind: "user", id: session.user.user_id, accountId: session.user.account_id, isAdmin: false },
+  csrf: csrfToken(session.token)
+})
+
+/**
+ * The session guard of the web pages: a page needs a signed-in user (otherwise 303 to the sign-in page, which comes
+ * back here), and a form POST also needs the session's CSRF token (otherwise 403, and nothing is done).
+ */
+export class PageGuard extends Effect.Service<PageGuard>()("Web/PageGuard", {
+  dependencies: [Sessions.Default],
+  effect: Effect.gen(function* () {
+    const sessions = yield* Sessions
+
+    /** A page for the signed-in user; the sign-in page returns to the same address. */
+    const page = <E, R>(
+      handle: (viewer: Viewer, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Response, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const session = yield* sessions.current(request)
+        if (Option.isNone(session)) return seeOther(signInUrl(request.url))
+        return yield* handle(viewerOf(session.value), request)
+      })
+
+    /**
+     * A form POST of a signed-in user carrying the session's CSRF token. Signed out, the user is sent to sign in and
+     * then to `returnTo` (the page the form was on), because a POST address cannot be returned to.
+     */
+    const form = <E, R>(returnTo: string, handle: (viewer: Viewer, form: Form) => Effect.Effect<Response, E, R>) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const session = yield* sessions.current(request)
+        if (Option.isNone(session)) return seeOther(signInUrl(returnTo))
+        const viewer = viewerOf(session.value)
+        const fields = yield* readForm(request)
+        if (Option.isNone(fields) || !csrfMatches(session.value.token, fields.value.get("csrf"))) {
+          return forbiddenPage(viewer)
+        }
+        return yield* handle(viewer, fields.value)
+      })
+
+    return { page, form }
+  })
+}) {}
+
+type Response = HttpServerResponse.HttpServerResponse

@@ -1,0 +1,115 @@
+import { HttpServerResponse } from "@effect/platform"
+import type { Credential } from "../Auth/CurrentCredential.js"
+import type { UserId } from "../Domain/Ids.js"
+import type { PageMeta } from "../Domain/Pagination.js"
+import { head, html, htmlResponse, type SafeHtml } from "./Html.js"
+import { signOutForm } from "./SignInPage.js"
+
+/** The signed-in user a page is for; pages show only this user's own account, even to admins. */
+export interface Viewer {
+  readonly userId: UserId
+  readonly email: string
+  readonly credential: Credential
+  /** The session's CSRF token, for every form the page has. */
+  readonly csrf: string
+}
+
+/** The sections of the navigation; a page names the one it belongs to. */
+export type Section = "sites" | "connection"
+
+const navLinks: ReadonlyArray<readonly [Section, string, string]> = [
+  ["sites", "/sites", "Websites"],
+  ["connection", "/connection", "Site connection"]
+]
+
+/** The whole document of a signed-in page: header with the account and the navigation, then `main`. */
+export const layout = (options: {
+  readonly title: string
+  readonly viewer: Viewer
+  readonly section?: Section
+  readonly scripts?: ReadonlyArray<string>
+  readonly main: SafeHtml
+}): string =>
+  html`<!doctype html>
+<html lang="en">
+${head(`${options.title} · Content and Backlink Service`, options.scripts)}
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<nav aria-label="Main">
+<ul>
+${navLinks.map(
+  ([section, href, label]) =>
+    html`<li><a href="${href}"${section === options.section ? html` aria-current="page"` : null}>${label}</a></li>`
+)}
+</ul>
+</nav>
+<div class="account">
+<span>Signed in as <strong>${options.viewer.email}</strong></span>
+${signOutForm({ csrf: options.viewer.csrf, returnTo: undefined, label: "Sign out" })}
+</div>
+</header>
+<main id="main">
+${options.main}
+</main>
+</body>
+</html>
+`.value
+
+/** Sends a page with the security headers (strict CSP, not framable, never cached). */
+export const sendPage = (body: string, status = 200) => htmlResponse(body, { status })
+
+/** 303: after a form POST the browser follows with a GET; also used to send a visitor to sign in. */
+export const seeOther = (location: string) =>
+  HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
+
+const errorPage = (viewer: Viewer, status: number, title: string, message: SafeHtml | string) =>
+  sendPage(layout({ title, viewer, main: html`<h1>${title}</h1><p role="alert">${message}</p>` }), status)
+
+/** 404: what does not exist and what belongs to another account look exactly the same. */
+export const notFoundPage = (viewer: Viewer, what = "page") =>
+  errorPage(
+    viewer,
+    404,
+    "Not found",
+    html`There is no such ${what} on your account. <a href="/sites">Back to your websites</a>.`
+  )
+
+/** 403: a form without the session's CSRF token; nothing was changed. */
+export const forbiddenPage = (viewer: Viewer) =>
+  errorPage(
+    viewer,
+    403,
+    "Form expired",
+    "The form has expired or did not come from this site, so nothing was changed. Go back, reload the page and try again."
+  )
+
+/** Previous/next links for a paged list; `hrefFor` builds the address of a page. */
+export const pager = (label: string, meta: PageMeta, hrefFor: (page: number) => string) =>
+  meta.last_page <= 1 && meta.page <= 1
+    ? null
+    : html`<nav class="pages" aria-label="${label}">
+${meta.page > 1 ? html`<a href="${hrefFor(Math.min(meta.page - 1, meta.last_page))}" rel="prev">Previous page</a>` : null}
+<span>Page ${meta.page} of ${meta.last_page}</span>
+${meta.page < meta.last_page ? html`<a href="${hrefFor(meta.page + 1)}" rel="next">Next page</a>` : null}
+</nav>`
+
+/** An empty cell: a dash on screen, "none" to a screen reader. */
+export const none = html`<span aria-hidden="true">–</span><span class="visually-hidden">none</span>`
+
+/** A timestamp `2026-11-03T09:30:00Z` as `2026-11-03 09:30 UTC`, in a `<time>` element; a dash when absent. */
+export const timestamp = (value: string | null) =>
+  value === null ? none : html`<time datetime="${value}">${readable(value)}</time>`
+
+const readable = (value: string) => {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(value)
+  return match === null ? value : `${match[1]} ${match[2]} UTC`
+}
+
+/** A link to an outside address, only for http(s) ones (anything else is shown as text). */
+export const externalLink = (url: string | null, text?: string | null) =>
+  url === null
+    ? none
+    : /^https?:\/\//i.test(url)
+      ? html`<a href="${url}" rel="noopener noreferrer">${text ?? url}</a>`
+      : html`${text ?? url}`

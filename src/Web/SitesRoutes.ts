@@ -1,0 +1,114 @@
+import { HttpApiBuilder, HttpRouter } from "@effect/platform"
+import { Effect, Option, Schema } from "effect"
+import { SitePath } from "../Articles/Api.js"
+import { Articles } from "../Articles.js"
+import { Backlinks } from "../Backlinks.js"
+import type { ArticleStatus } from "../Domain/Article.js"
+import type { BacklinkCategory } from "../Domain/Backlink.js"
+import type { SiteId } from "../Domain/Ids.js"
+import { Sites } from "../Sites.js"
+import { Stats } from "../Stats.js"
+import { PageGuard } from "./Guard.js"
+import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
+import { ARTICLE_STATUSES, type SiteView, sitePage, sitesPage } from "./SitesPages.js"
+
+const SITES_PER_PAGE = 50
+const ITEMS_PER_PAGE = 20
+const THIS_MONTH = { period: "this_month" } as const
+
+/** A page number from a query string; anything that is not one is the first page. */
+const pageNumber = (value: string | null) => (value !== null && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1)
+
+const statusOf = (value: string | null): ArticleStatus | undefined =>
+  ARTICLE_STATUSES.find((status) => status === value)
+
+const searchOf = (url: string) => new URL(url, "http://localhost").searchParams
+
+const decodeSitePath = Schema.decodeUnknownOption(SitePath)
+
+/**
+ * `GET /` (to the websites), `GET /sites` (the account's websites with this month's counts) and `GET /sites/:id`
+ * (one website: this month's counts, its articles by status, its backlinks by category). Another account's website
+ * is a 404, exactly like a missing one.
+ */
+export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const guard = yield* PageGuard
+    const sites = yield* Sites
+    const stats = yield* Stats
+    const articles = yield* Articles
+    const backlinks = yield* Backlinks
+
+    yield* router.get("/", Effect.succeed(seeOther("/sites")))
+
+    yield* router.get(
+      "/sites",
+      guard.page((viewer, request) =>
+        Effect.gen(function* () {
+          const page = pageNumber(searchOf(request.url).get("page"))
+          const listed = yield* sites.list(viewer.credential, { page, per_page: SITES_PER_PAGE })
+          const rows = yield* Effect.forEach(
+            listed.data,
+            (site) =>
+              Effect.map(stats.get(viewer.credential, site.id, THIS_MONTH), (counts) => ({ site, stats: counts })),
+            { concurrency: 4 }
+          )
+          return sendPage(sitesPage(viewer, { data: rows, meta: listed.meta }))
+        }).pipe(Effect.orDie)
+      )
+    )
+
+    const showSite = (viewer: Viewer, siteId: SiteId, view: SiteView) =>
+      Effect.gen(function* () {
+        const site = yield* sites.requireReadable(viewer.credential, siteId)
+        const backlinksOf = (category: BacklinkCategory, page: number) =>
+          backlinks.list(viewer.credential, siteId, { category, page, per_page: ITEMS_PER_PAGE })
+        const shown = yield* Effect.all(
+          {
+            stats: stats.get(viewer.credential, siteId, THIS_MONTH),
+            articles: articles.list(viewer.credential, siteId, {
+              status: view.status,
+              page: view.page,
+              per_page: ITEMS_PER_PAGE
+            }),
+            industry: backlinksOf("industry", view.industry_page),
+            local: backlinksOf("local", view.local_page)
+          },
+          { concurrency: 2 }
+        )
+        return sendPage(
+          sitePage({
+            viewer,
+            site,
+            view,
+            stats: shown.stats,
+            articles: shown.articles,
+            backlinks: { industry: shown.industry, local: shown.local }
+          })
+        )
+      })
+
+    yield* router.get(
+      "/sites/:id",
+      guard.page((viewer, request) =>
+        Effect.gen(function* () {
+          const params = yield* HttpRouter.params
+          const siteId = Option.flatMap(decodeSitePath(params), (path) => path.id)
+          if (Option.isNone(siteId)) return notFoundPage(viewer, "website")
+          const search = searchOf(request.url)
+          const view: SiteView = {
+            status: statusOf(search.get("status")),
+            page: pageNumber(search.get("page")),
+            industry_page: pageNumber(search.get("industry_page")),
+            local_page: pageNumber(search.get("local_page"))
+          }
+          return yield* showSite(viewer, siteId.value, view).pipe(
+            Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "website"))),
+            // The view's values are all valid by construction; anything else is a defect.
+            Effect.orDie
+          )
+        })
+      )
+    )
+  })
+)

@@ -1,0 +1,173 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { ApiKeys } from "../src/Auth/ApiKeys.js"
+import type { AccountId } from "../src/Domain/Ids.js"
+import { makeBrowser, postRpc, signInWithSdk, toolsList } from "./support/McpClient.js"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { apiStatus, assertPageHeaders, open, PASSWORD, rowWith, signedInAccount } from "./support/WebPages.js"
+
+/**
+ * Under `layer(...)` the server runs on the test clock, which starts at the epoch. Each test starts at the real
+ * time and a minute after the previous one, so that no two share a request-limit window.
+ */
+let lastStart = 0
+const startClock = Effect.suspend(() => {
+  lastStart = Math.max(Date.now(), lastStart + 61_000)
+  return TestClock.setTime(lastStart)
+})
+
+const keysOf = (accountId: AccountId) => Effect.flatMap(ApiKeys, (keys) => keys.list(accountId))
+
+/** The key shown on the page that answers its creation. */
+const shownKey = (page: string) => /id="new-key" class="secret" type="text" value="(cbs_[^"]+)"/.exec(page)?.[1]
+
+layer(TestServerLive)("web pages: site connection", (it) => {
+  describe("API keys", () => {
+    it.effect("a created key is shown once, authenticates, and is then listed by its prefix only", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, accountId } = yield* signedInAccount()
+        const { csrf } = yield* open(browser, "/connection")
+        const created = yield* browser.post("/connection/keys", { csrf, name: "Reporting script" })
+        assert.strictEqual(created.status, 200, created.text)
+        assertPageHeaders(created)
+        assert.include(created.text, "will not be shown again")
+        assert.match(created.text, /<button type="button" data-copy="new-key"[^>]*hidden>Copy<\/button>/)
+        const key = shownKey(created.text)
+        assert.isString(key)
+        assert.strictEqual(yield* apiStatus(key!), 200)
+
+        const listing = yield* open(browser, "/connection")
+        const row = rowWith(listing.text, "Reporting script")
+        assert.include(row, `<code>${key!.slice(0, 12)}…</code>`)
+        assert.include(row, "Active")
+        assert.notInclude(listing.text, key!)
+        const stored = (yield* keysOf(accountId)).find((k) => k.name === "Reporting script")
+        assert.isFalse(stored!.is_admin)
+      })
+    )
+
+    it.effect("a revoked key is refused by the API with 401 and listed as revoked", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, accountId, key } = yield* signedInAccount()
+        const { csrf } = yield* open(browser, "/connection")
+        const id = (yield* keysOf(accountId))[0]!.id
+        const revoked = yield* browser.post(`/connection/keys/${id}/revoke`, { csrf })
+        assert.strictEqual(revoked.status, 303, revoked.text)
+        assert.strictEqual(revoked.location, "/connection?done=key-revoked#keys")
+        assert.strictEqual(yield* apiStatus(key), 401)
+        const listing = yield* open(browser, "/connection?done=key-revoked")
+        assert.include(listing.text, "The key was revoked.")
+        assert.include(rowWith(listing.text, "<code>cbs_"), "Revoked <time")
+      })
+    )
+
+    it.effect("create and revoke with a missing or wrong CSRF token are 403 and change nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, accountId, key } = yield* signedInAccount()
+        const { csrf } = yield* open(browser, "/connection")
+        const id = (yield* keysOf(accountId))[0]!.id
+        for (const fields of [{}, { csrf: "" }, { csrf: `${csrf.slice(1)}x` }, { csrf: "not-a-token" }]) {
+          const create = yield* browser.post("/connection/keys", { ...fields, name: "Forged" })
+          assert.strictEqual(create.status, 403, create.text)
+          assertPageHeaders(create)
+          assert.isUndefined(shownKey(create.text))
+          const revoke = yield* browser.post(`/connection/keys/${id}/revoke`, fields)
+          assert.strictEqual(revoke.status, 403, revoke.text)
+        }
+        const keys = yield* keysOf(accountId)
+        assert.strictEqual(keys.length, 1)
+        assert.isNull(keys[0]!.revoked_at)
+        assert.strictEqual(yield* apiStatus(key), 200)
+      })
+    )
+
+    it.effect("revoking another account's key is 404 and the key keeps working; a nameless key is refused", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const app = yield* TestApp
+        const { browser, accountId } = yield* signedInAccount()
+        const other = yield* app.makeAccount()
+        const { csrf } = yield* open(browser, "/connection")
+        const theirs = (yield* keysOf(other.accountId))[0]!.id
+        for (const path of [`/connection/keys/${theirs}/revoke`, "/connection/keys/abc/revoke"]) {
+          const reply = yield* browser.post(path, { csrf })
+          assert.strictEqual(reply.status, 404, path)
+          assertPageHeaders(reply)
+        }
+        assert.strictEqual(yield* apiStatus(other.key), 200)
+        const nameless = yield* browser.post("/connection/keys", { csrf, name: "   " })
+        assert.strictEqual(nameless.status, 400)
+        assert.include(nameless.text, 'role="alert" id="key-error"')
+        assert.strictEqual((yield* keysOf(accountId)).length, 1)
+      })
+    )
+
+    it.effect("signed out, a key cannot be created: the form sends the visitor to sign in", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const app = yield* TestApp
+        const { accountId } = yield* app.makeAccount()
+        const reply = yield* makeBrowser(app.baseUrl).post("/connection/keys", { name: "Anonymous" })
+        assert.strictEqual(reply.status, 303)
+        assert.strictEqual(reply.location, "/signin?return_to=%2Fconnection")
+        assert.strictEqual((yield* keysOf(accountId)).length, 1)
+      })
+    )
+  })
+
+  describe("assistants", () => {
+    it.effect("the page gives the MCP address; disconnecting an assistant ends its access token on /mcp", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const app = yield* TestApp
+        const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
+        const { browser, email } = yield* signedInAccount()
+        const { provider, accessToken } = yield* signInWithSdk({
+          mcpUrl,
+          browser: makeBrowser(app.baseUrl),
+          user: { email, password: PASSWORD }
+        })
+        assert.strictEqual((yield* postRpc(mcpUrl, accessToken, toolsList)).status, 200)
+
+        const page = yield* open(browser, "/connection")
+        assert.include(page.text, `value="${mcpUrl}"`)
+        const row = rowWith(page.text, "MCP Test Assistant")
+        const clientId = provider.client!.client_id
+        assert.include(row, `action="/connection/assistants/${clientId}/revoke"`)
+
+        // Without the CSRF token nothing happens; for another user the assistant does not exist.
+        const forged = yield* browser.post(`/connection/assistants/${clientId}/revoke`, { csrf: "forged" })
+        assert.strictEqual(forged.status, 403)
+        const stranger = yield* signedInAccount()
+        const { csrf } = yield* open(stranger.browser, "/connection")
+        const foreign = yield* stranger.browser.post(`/connection/assistants/${clientId}/revoke`, { csrf })
+        assert.strictEqual(foreign.status, 404)
+        assert.strictEqual((yield* postRpc(mcpUrl, accessToken, toolsList)).status, 200)
+
+        const done = yield* browser.post(`/connection/assistants/${clientId}/revoke`, { csrf: page.csrf })
+        assert.strictEqual(done.status, 303, done.text)
+        assert.strictEqual((yield* postRpc(mcpUrl, accessToken, toolsList)).status, 401)
+        // The refresh token went with it.
+        const refreshed = yield* app.fetch("/token", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            grant_type: "refresh_token",
+            refresh_token: provider.tokens()!.refresh_token!,
+            client_id: clientId
+          }).toString()
+        })
+        assert.strictEqual(refreshed.status, 400)
+        assert.strictEqual((yield* Effect.promise(() => refreshed.json())).error, "invalid_grant")
+        const after = yield* open(browser, "/connection?done=assistant-disconnected")
+        assert.notInclude(after.text, "MCP Test Assistant")
+        assert.include(after.text, "No assistant is connected to your account.")
+        const again = yield* browser.post(`/connection/assistants/${clientId}/revoke`, { csrf: page.csrf })
+        assert.strictEqual(again.status, 404)
+      })
+    )
+  })
+})
