@@ -85,8 +85,6 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         const words = bodyChanged
           ? (sanitized?.wordCount ?? wordCount(next.body))
           : (current.word_count ?? wordCount(next.body))
-        // Only a change that will be saved uses quota; the transaction gives it back if anything later fails.
-        yield* limits.takeEdit(context.credential.accountId)
         const revision = current.revision + 1
         const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision })
         yield* revisions.insert({
@@ -98,6 +96,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           user_id: context.credential.kind === "user" ? context.credential.id : null,
           ...next
         })
+        // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until
+        // the commit that follows, and if the quota is used up the whole change rolls back.
+        yield* limits.takeEdit(context.credential.accountId)
         return withBody(saved, links)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
