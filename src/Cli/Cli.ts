@@ -3,6 +3,7 @@ import { Cause, ConfigError, Console, Effect, type Layer, Option } from "effect"
 import packageJson from "../../package.json" with { type: "json" }
 import type { Database } from "../Database.js"
 import { accountCommand } from "./Accounts.js"
+import { articleCommand } from "./Article.js"
 import { auditCommand } from "./Audit.js"
 import { CliError } from "./CliError.js"
 import { importCommand } from "./Import.js"
@@ -30,7 +31,8 @@ export const makeCbs = <E, R>(database: Layer.Layer<Database, E, R>) => {
       withDatabase(keyCommand),
       withDatabase(importCommand),
       withDatabase(seedCommand),
-      withDatabase(auditCommand)
+      withDatabase(auditCommand),
+      withDatabase(articleCommand)
     ])
   )
 }

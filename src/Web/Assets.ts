@@ -45,6 +45,13 @@ button.link { background: none; border: none; padding: 0; color: inherit; text-d
 .muted { opacity: 0.8; font-size: 0.9rem; }
 nav.pages { display: flex; flex-wrap: wrap; gap: 1rem; margin: 0.75rem 0; }
 pre, code { font-family: ui-monospace, monospace; font-size: 0.9rem; }
+iframe.body { width: 100%; min-height: 24rem; border: 1px solid var(--line); border-radius: 0.4rem; }
+textarea { font: inherit; width: 100%; box-sizing: border-box; padding: 0.5rem; border: 1px solid #888; border-radius: 0.4rem; }
+textarea#body { font-family: ui-monospace, monospace; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; } dl.meta dd { margin: 0; }
+img.featured { max-width: 16rem; height: auto; }
+pre.diff del { background: #fde8e8; color: #9b1c1c; text-decoration: none; }
+pre.diff ins { background: #def7ec; color: #03543f; text-decoration: none; }
 pre { overflow-x: auto; padding: 0.5rem; border: 1px solid var(--line); border-radius: 0.4rem; }
 `
 
@@ -66,6 +73,12 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
 }
 `
 
+/** The sandboxed article-body frame's only style: protected links stand out (the frame allows no inline style). */
+const frameStylesheet = `body { font-family: system-ui, sans-serif; line-height: 1.5; margin: 0.5rem; }
+a[data-service-protected] { background: #fff3a0; color: #000; outline: 2px solid #c27c0e; }
+a[data-service-protected]::after { content: " 🔒"; }
+`
+
 const version = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12)
 
 /** The addresses pages link to; the content hash in the query makes a changed file a new URL for caches. */
@@ -83,10 +96,11 @@ const asset = (body: string, contentType: string) =>
     })
   )
 
-/** `GET /assets/site.css` and `GET /assets/copy.js`: the pages' only stylesheet and script. */
+/** `GET /assets/site.css`, `/assets/frame.css` (inside article frames) and `/assets/copy.js`: the pages' only files. */
 export const AssetRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     yield* router.get("/assets/site.css", asset(stylesheet, "text/css; charset=utf-8"))
+    yield* router.get("/assets/frame.css", asset(frameStylesheet, "text/css; charset=utf-8"))
     yield* router.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8"))
   })
 )

@@ -1,5 +1,7 @@
 import { Layer } from "effect"
 import { PublicUrlLive } from "../Http/PublicUrl.js"
+import { ArticlePageRepo } from "./ArticleRepo.js"
+import { ArticleRoutesLive } from "./ArticleRoutes.js"
 import { AssetRoutesLive } from "./Assets.js"
 import { Assistants } from "./Assistants.js"
 import { ConnectionRoutesLive } from "./ConnectionRoutes.js"
@@ -10,7 +12,9 @@ import { SitesRoutesLive } from "./SitesRoutes.js"
  * The web pages for signed-in users (websites, site connection) and their static files. Sign-in and sign-out are
  * with the OAuth routes; the feature services (Sites, Stats, Articles, Backlinks, ApiKeys) come from ServicesLive.
  */
-export const WebPagesLive = Layer.mergeAll(AssetRoutesLive, SitesRoutesLive, ConnectionRoutesLive).pipe(
-  Layer.provide([PageGuard.Default, Assistants.Default]),
-  Layer.provide(PublicUrlLive)
-)
+export const WebPagesLive = Layer.mergeAll(
+  AssetRoutesLive,
+  SitesRoutesLive,
+  ConnectionRoutesLive,
+  ArticleRoutesLive
+).pipe(Layer.provide([PageGuard.Default, Assistants.Default, ArticlePageRepo.Default]), Layer.provide(PublicUrlLive))

@@ -1,0 +1,237 @@
+import { HttpApiBuilder, HttpRouter } from "@effect/platform"
+import { Effect, Either, Option, Schema } from "effect"
+import { ArticleEdits, type EditContext } from "../ArticleEdits.js"
+import { Articles } from "../Articles.js"
+import { AuditLog } from "../Audit.js"
+import type { ArticleWithBody } from "../Domain/Article.js"
+import { MetaDescription, Reason, Title } from "../Domain/ArticleEdits.js"
+import { publicError, ValidationError } from "../Domain/Errors.js"
+import { ArticleId } from "../Domain/Ids.js"
+import { explain } from "./ArticleErrors.js"
+import { activityPage, articlePage, type EditorValues, revisionPage } from "./ArticlePages.js"
+import { ArticlePageRepo } from "./ArticleRepo.js"
+import type { Form } from "./Forms.js"
+import { PageGuard } from "./Guard.js"
+import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
+
+const ACTIVITY_PER_PAGE = 50
+
+const positive = (value: string | undefined | null) =>
+  value !== undefined && value !== null && /^[1-9][0-9]{0,8}$/.test(value) ? Option.some(Number(value)) : Option.none()
+
+const searchOf = (url: string) => new URL(url, "http://localhost").searchParams
+
+const editorOf = (article: ArticleWithBody, meta: string | null): EditorValues => ({
+  title: article.title ?? "",
+  meta_description: meta ?? "",
+  body: article.body,
+  reason: ""
+})
+
+const check = <A, I>(schema: Schema.Schema<A, I>, field: string, value: unknown) =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(schema)(value),
+    (issue) => new ValidationError({ message: `${field}: ${issue.message}` })
+  )
+
+/**
+ * The article page (`/articles/:id`), its editor (`POST /articles/:id/edit`), one revision with its diff and Restore
+ * (`/articles/:id/revisions/:n`, `POST …/restore`) and the activity log (`/articles/:id/activity?page=N`). Another
+ * account's article is a 404, like a missing one; every change goes through ArticleEdits with origin `editor`.
+ */
+export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const guard = yield* PageGuard
+    const articles = yield* Articles
+    const edits = yield* ArticleEdits
+    const audit = yield* AuditLog
+    const repo = yield* ArticlePageRepo
+
+    const articleIdParam = Effect.map(HttpRouter.params, (params) =>
+      Option.map(positive(params.id), (id) => ArticleId.make(id))
+    )
+
+    /** The viewer's article, or None (missing and foreign look the same). */
+    const ownArticle = (viewer: Viewer, id: ArticleId) => articles.get(viewer.credential, id).pipe(Effect.option)
+
+    const showArticle = (
+      viewer: Viewer,
+      article: ArticleWithBody,
+      extra: { editor?: EditorValues; notice?: string; failure?: unknown } = {}
+    ) =>
+      Effect.gen(function* () {
+        const meta = yield* repo.metaDescription(article.id)
+        const history = yield* repo.history(article.id)
+        return sendPage(
+          articlePage({
+            viewer,
+            article,
+            editor: extra.editor ?? editorOf(article, meta),
+            history,
+            notice: extra.notice,
+            error: extra.failure === undefined ? undefined : explain(extra.failure)
+          }),
+          extra.failure === undefined ? 200 : publicError(extra.failure).status
+        )
+      })
+
+    yield* router.get(
+      "/articles/:id",
+      guard.page((viewer, request) =>
+        Effect.gen(function* () {
+          const id = yield* articleIdParam
+          const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+          if (Option.isNone(article)) return notFoundPage(viewer, "article")
+          const saved = positive(searchOf(request.url).get("saved"))
+          const notice = Option.match(saved, {
+            onNone: () =>
+              searchOf(request.url).get("saved") === "none" ? "Nothing had changed, so nothing was saved." : undefined,
+            onSome: (n) => `Saved as revision ${n}.`
+          })
+          return yield* showArticle(viewer, article.value, notice === undefined ? {} : { notice })
+        })
+      )
+    )
+
+    /** Title and body through `replace`, the meta description through `patch`: the API's own service calls. */
+    const save = (context: EditContext, current: ArticleWithBody, meta: string | null, form: Form) =>
+      Effect.gen(function* () {
+        const title = form.get("title") ?? ""
+        const body = (form.get("body") ?? "").replace(/\r\n?/g, "\n")
+        const metaDescription = (form.get("meta_description") ?? "").replace(/\r\n?/g, "\n")
+        const titleChanged = title.trim() !== (current.title ?? "")
+        if (titleChanged) yield* check(Title, "Title", title)
+        yield* check(MetaDescription, "Meta description", metaDescription)
+        let saved = false
+        if (titleChanged || body !== current.body) {
+          yield* edits.replace(context, current.id, titleChanged ? { title, body } : { body })
+          saved = true
+        }
+        if (metaDescription !== (meta ?? "")) {
+          yield* edits.patch(context, current.id, { meta_description: metaDescription })
+          saved = true
+        }
+        return saved
+      })
+
+    yield* router.post(
+      "/articles/:id/edit",
+      Effect.gen(function* () {
+        const params = yield* HttpRouter.params
+        return yield* guard.form(`/articles/${params.id ?? ""}`, (viewer, form) =>
+          Effect.gen(function* () {
+            const id = yield* articleIdParam
+            const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+            if (Option.isNone(article)) return notFoundPage(viewer, "article")
+            const current = article.value
+            const reasonText = (form.get("reason") ?? "").trim()
+            const editor: EditorValues = {
+              title: form.get("title") ?? "",
+              meta_description: form.get("meta_description") ?? "",
+              body: form.get("body") ?? "",
+              reason: form.get("reason") ?? ""
+            }
+            const meta = yield* repo.metaDescription(current.id)
+            const context: EditContext = {
+              credential: viewer.credential,
+              origin: "editor",
+              reason: reasonText === "" ? undefined : reasonText
+            }
+            const outcome = yield* Effect.either(
+              Effect.flatMap(check(Reason, "Reason", reasonText), () => save(context, current, meta, form))
+            )
+            if (Either.isLeft(outcome)) {
+              if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
+              // Whatever was saved before the failure (a title or body before a refused meta description) is shown.
+              const now = yield* articles.get(viewer.credential, current.id).pipe(Effect.orDie)
+              return yield* showArticle(viewer, now, { editor, failure: outcome.left })
+            }
+            if (!outcome.right) return seeOther(`/articles/${current.id}?saved=none`)
+            const history = yield* repo.history(current.id)
+            return seeOther(`/articles/${current.id}?saved=${history[0]?.number ?? 0}`)
+          })
+        )
+      })
+    )
+
+    const withRevision = (viewer: Viewer) =>
+      Effect.gen(function* () {
+        const params = yield* HttpRouter.params
+        const id = yield* articleIdParam
+        const number = positive(params.n)
+        if (Option.isNone(id) || Option.isNone(number)) return Option.none()
+        const article = yield* ownArticle(viewer, id.value)
+        if (Option.isNone(article)) return Option.none()
+        const history = yield* edits.history(id.value)
+        const revision = history.find((row) => row.number === number.value)
+        return revision === undefined ? Option.none() : Option.some({ article: article.value, revision })
+      })
+
+    yield* router.get(
+      "/articles/:id/revisions/:n",
+      guard.page((viewer) =>
+        Effect.gen(function* () {
+          const found = yield* withRevision(viewer)
+          if (Option.isNone(found)) return notFoundPage(viewer, "revision")
+          return sendPage(revisionPage({ viewer, ...found.value }))
+        })
+      )
+    )
+
+    yield* router.post(
+      "/articles/:id/revisions/:n/restore",
+      Effect.gen(function* () {
+        const params = yield* HttpRouter.params
+        return yield* guard.form(`/articles/${params.id ?? ""}/revisions/${params.n ?? ""}`, (viewer) =>
+          Effect.gen(function* () {
+            const found = yield* withRevision(viewer)
+            if (Option.isNone(found)) return notFoundPage(viewer, "revision")
+            const { article, revision } = found.value
+            const context: EditContext = {
+              credential: viewer.credential,
+              origin: "editor",
+              reason: `Restored revision ${revision.number}`
+            }
+            const outcome = yield* Effect.either(edits.restore(context, article.id, revision.number))
+            if (Either.isLeft(outcome)) {
+              if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "revision")
+              return sendPage(
+                revisionPage({ viewer, article, revision, error: explain(outcome.left) }),
+                publicError(outcome.left).status
+              )
+            }
+            const history = yield* repo.history(article.id)
+            return seeOther(`/articles/${article.id}?saved=${history[0]?.number ?? 0}`)
+          })
+        )
+      })
+    )
+
+    yield* router.get(
+      "/articles/:id/activity",
+      guard.page((viewer, request) =>
+        Effect.gen(function* () {
+          const id = yield* articleIdParam
+          const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+          if (Option.isNone(article)) return notFoundPage(viewer, "article")
+          const page = Option.getOrElse(positive(searchOf(request.url).get("page")), () => 1)
+          // One row more than shown tells whether there is an older page.
+          const rows = yield* audit.listForArticle(
+            article.value.id,
+            ACTIVITY_PER_PAGE + 1,
+            (page - 1) * ACTIVITY_PER_PAGE
+          )
+          return sendPage(
+            activityPage({
+              viewer,
+              article: article.value,
+              rows: rows.slice(0, ACTIVITY_PER_PAGE),
+              page,
+              hasNext: rows.length > ACTIVITY_PER_PAGE
+            })
+          )
+        })
+      )
+    )
+  })
+)

@@ -1,0 +1,370 @@
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
+import { TestServerLive } from "./support/TestServer.js"
+import { assertPageHeaders, open, PASSWORD, rowWith, signedInAccount } from "./support/WebPages.js"
+
+const startClock = TestClock.setTime(Date.now())
+
+const PARTNER = { href: "https://partner.example/", text: "our partner" }
+const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a> today.</p>`
+
+/** A signed-in user with one article carrying a protected link. */
+const withArticle = Effect.gen(function* () {
+  const account = yield* signedInAccount()
+  const site = yield* account.app.makeSite(account.accountId)
+  const articleId = yield* account.app.makeArticle(site, {
+    title: "Pipes in winter",
+    target_keyword: "frozen pipes",
+    word_count: 5,
+    featured_image_url: "https://images.example/pipe.png",
+    meta_description: "Old meta",
+    body: PROTECTED_BODY
+  })
+  return { ...account, articleId }
+})
+
+const articleRow = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ title: string; body: string; meta_description: string | null }>`
+      select title, body, meta_description from articles where id = ${id}`.pipe(
+      Effect.map((rows) => rows[0]!),
+      Effect.orDie
+    )
+  )
+
+const revisions = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ number: number; origin: string; user_id: number | null; body: string; title: string }>`
+      select number, origin, user_id, body, title from article_revisions where article_id = ${id} order by number`.pipe(
+      Effect.orDie
+    )
+  )
+
+const firstUser = (accountId: AccountId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: number }>`select id from users where account_id = ${accountId} order by id limit 1`.pipe(
+      Effect.map((rows) => Number(rows[0]!.id)),
+      Effect.orDie
+    )
+  )
+
+layer(TestServerLive)("web pages: article", (it) => {
+  describe("GET /articles/:id", () => {
+    it.effect("shows the metadata, the body in a sandboxed frame and the protected links, with the page headers", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        assert.include(page.text, "<h1>Pipes in winter</h1>")
+        assert.include(page.text, "frozen pipes")
+        assert.include(page.text, 'src="https://images.example/pipe.png"')
+        assert.match(page.text, /<iframe class="body" sandbox title="[^"]*" srcdoc="[^"]*data-service-protected/)
+        assert.notInclude(page.text, "allow-scripts")
+        assert.include(page.text, "/assets/frame.css")
+        assert.include(page.text, `“${PARTNER.text}” → <code>${PARTNER.href}</code>`)
+        assert.include(page.text, 'name="meta_description" rows="3">Old meta</textarea>')
+        const css = yield* browser.get("/assets/frame.css")
+        assert.strictEqual(css.status, 200)
+        assert.include(css.text, "a[data-service-protected]")
+      })
+    )
+
+    it.effect("another account's article, and its revision and activity pages, are 404", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser } = yield* signedInAccount()
+        const other = yield* withArticle
+        for (const path of [
+          `/articles/${other.articleId}`,
+          `/articles/${other.articleId}/activity`,
+          `/articles/${other.articleId}/revisions/1`,
+          "/articles/999999999",
+          "/articles/abc"
+        ]) {
+          const reply = yield* browser.get(path)
+          assert.strictEqual(reply.status, 404, path)
+          assertPageHeaders(reply)
+        }
+        const form = yield* open(browser, "/sites")
+        const edit = yield* browser.post(`/articles/${other.articleId}/edit`, {
+          csrf: form.csrf,
+          title: "Taken",
+          body: "<p>x</p>",
+          meta_description: ""
+        })
+        assert.strictEqual(edit.status, 404)
+        assert.strictEqual((yield* articleRow(other.articleId)).title, "Pipes in winter")
+      })
+    )
+  })
+
+  describe("the editor", () => {
+    it.effect("a save is a 303 to the page saying which revision, stored with origin editor and the user", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId, accountId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const body = `${PROTECTED_BODY}\r\n<p>A new paragraph.</p>`
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Pipes in a cold winter",
+          meta_description: "Old meta",
+          body,
+          reason: "fresher intro"
+        })
+        assert.strictEqual(reply.status, 303, reply.text)
+        const saved = yield* revisions(articleId)
+        assert.strictEqual(saved.length, 1)
+        assert.strictEqual(saved[0]!.origin, "editor")
+        assert.strictEqual(saved[0]!.user_id === null ? null : Number(saved[0]!.user_id), yield* firstUser(accountId))
+        assert.strictEqual(reply.location, `/articles/${articleId}?saved=${saved[0]!.number}`)
+        const row = yield* articleRow(articleId)
+        assert.strictEqual(row.title, "Pipes in a cold winter")
+        assert.include(row.body, "A new paragraph.")
+        const after = yield* open(browser, reply.location!)
+        assert.include(after.text, `Saved as revision ${saved[0]!.number}.`)
+        const history = rowWith(after.text, "fresher intro")
+        assert.include(history, "editor")
+        assert.include(history, "web-")
+      })
+    )
+
+    it.effect("a change of the meta description only is saved through patch", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Pipes in winter",
+          meta_description: "New meta",
+          body: (yield* articleRow(articleId)).body
+        })
+        assert.strictEqual(reply.status, 303, reply.text)
+        assert.strictEqual((yield* articleRow(articleId)).meta_description, "New meta")
+        assert.strictEqual((yield* revisions(articleId)).length, 1)
+      })
+    )
+
+    it.effect("removing a protected link is refused in plain words, keeps the submitted text and saves nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Pipes in winter",
+          meta_description: "Old meta",
+          body: "<p>No more partner here.</p>"
+        })
+        assert.strictEqual(reply.status, 422)
+        assertPageHeaders(reply)
+        assert.include(reply.text, "This change would remove or alter these protected links")
+        assert.include(reply.text, PARTNER.href)
+        assert.include(reply.text, "No more partner here.")
+        assert.include(reply.text, "Nothing was saved.")
+        assert.include((yield* articleRow(articleId)).body, PARTNER.href)
+        assert.strictEqual((yield* revisions(articleId)).length, 0)
+      })
+    )
+
+    it.effect("a script in the body is refused as disallowed HTML, naming the construct", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Pipes in winter",
+          meta_description: "Old meta",
+          body: `${PROTECTED_BODY}<script>alert(1)</script>`
+        })
+        assert.strictEqual(reply.status, 422)
+        assert.include(reply.text, "The HTML was refused.")
+        assert.include(reply.text, "script")
+        assert.strictEqual((yield* revisions(articleId)).length, 0)
+      })
+    )
+
+    it.effect("an empty title is refused as a validation error and saves nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "  ",
+          meta_description: "Old meta",
+          body: PROTECTED_BODY
+        })
+        assert.strictEqual(reply.status, 422)
+        assert.include(reply.text, "Please correct this: Title")
+        assert.strictEqual((yield* revisions(articleId)).length, 0)
+      })
+    )
+
+    it.effect("an edit or a restore with a missing or wrong CSRF token is 403 and changes nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Second title",
+          meta_description: "Old meta",
+          body: PROTECTED_BODY
+        })
+        const before = yield* revisions(articleId)
+        for (const csrf of [undefined, "wrong", `${page.csrf}x`]) {
+          const fields = { title: "Hacked", meta_description: "x", body: "<p>x</p>" }
+          const edit = yield* browser.post(
+            `/articles/${articleId}/edit`,
+            csrf === undefined ? fields : { ...fields, csrf }
+          )
+          assert.strictEqual(edit.status, 403)
+          assertPageHeaders(edit)
+          const restore = yield* browser.post(
+            `/articles/${articleId}/revisions/${before[0]!.number}/restore`,
+            csrf === undefined ? {} : { csrf }
+          )
+          assert.strictEqual(restore.status, 403)
+        }
+        assert.strictEqual((yield* articleRow(articleId)).title, "Second title")
+        assert.deepStrictEqual(yield* revisions(articleId), before)
+      })
+    )
+  })
+
+  describe("revisions", () => {
+    it.effect(
+      "a revision shows its content and a diff against the current body; Restore stores a new editor revision",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { browser, articleId } = yield* withArticle
+          let page = yield* open(browser, `/articles/${articleId}`)
+          const edit = (body: string, title: string) =>
+            browser.post(`/articles/${articleId}/edit`, { csrf: page.csrf, title, meta_description: "Old meta", body })
+          assert.strictEqual((yield* edit(`${PROTECTED_BODY}\n<p>First version.</p>`, "First")).status, 303)
+          assert.strictEqual((yield* edit(`${PROTECTED_BODY}\n<p>Second version.</p>`, "Second")).status, 303)
+          const [first, second] = yield* revisions(articleId)
+          page = yield* open(browser, `/articles/${articleId}/revisions/${first!.number}`)
+          assert.include(page.text, `<h1>Revision ${first!.number} of Second</h1>`)
+          assert.include(page.text, "<del>- &lt;p&gt;First version.&lt;/p&gt;</del>")
+          assert.include(page.text, "<ins>+ &lt;p&gt;Second version.&lt;/p&gt;</ins>")
+          assert.match(page.text, /<iframe class="body" sandbox /)
+          const restored = yield* browser.post(`/articles/${articleId}/revisions/${first!.number}/restore`, {
+            csrf: page.csrf
+          })
+          assert.strictEqual(restored.status, 303, restored.text)
+          const all = yield* revisions(articleId)
+          assert.strictEqual(all.length, 3)
+          const latest = all[2]!
+          assert.strictEqual(latest.number, second!.number + 1)
+          assert.strictEqual(latest.origin, "editor")
+          assert.strictEqual(latest.body, first!.body)
+          assert.strictEqual(latest.title, "First")
+          assert.strictEqual(restored.location, `/articles/${articleId}?saved=${latest.number}`)
+          const missing = yield* browser.get(`/articles/${articleId}/revisions/99`)
+          assert.strictEqual(missing.status, 404)
+        })
+    )
+  })
+
+  describe("history and refused restores", () => {
+    it.effect("the history names an API key change by the key, and a refused restore says why and saves nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, browser, articleId, accountId } = yield* withArticle
+        const key = yield* app.makeKey(accountId)
+        const put = yield* app.fetch(`/api/v1/articles/${articleId}`, {
+          method: "PUT",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ body: `${PROTECTED_BODY}<p>From the API.</p>`, reason: "api change" })
+        })
+        assert.strictEqual(put.status, 200, yield* Effect.promise(() => put.text()))
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const row = rowWith(page.text, "api change")
+        assert.include(row, "<td>API</td>")
+        assert.include(row, "API key “key ")
+        // A revision without the protected link (as an import might have left one): restoring it would drop the link.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`insert into article_revisions ${sql.insert({
+          article_id: articleId,
+          number: 90,
+          origin: "API",
+          title: "Old",
+          body: "<p>No link.</p>"
+        })}`.pipe(Effect.orDie)
+        const before = yield* revisions(articleId)
+        const refused = yield* browser.post(`/articles/${articleId}/revisions/90/restore`, { csrf: page.csrf })
+        assert.strictEqual(refused.status, 422)
+        assertPageHeaders(refused)
+        assert.include(refused.text, "Nothing was restored.")
+        assert.include(refused.text, "This change would remove or alter these protected links")
+        assert.deepStrictEqual(yield* revisions(articleId), before)
+      })
+    )
+  })
+
+  describe("GET /articles/:id/activity", () => {
+    it.effect("lists the article's API and MCP calls, newest first", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, browser, articleId, accountId, email } = yield* withArticle
+        const key = yield* app.makeKey(accountId)
+        const api = yield* app.fetch(`/api/v1/articles/${articleId}`, { headers: { authorization: `Bearer ${key}` } })
+        yield* Effect.promise(() => api.text())
+        assert.strictEqual(api.status, 200)
+        const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
+        const { accessToken } = yield* signInWithSdk({
+          mcpUrl,
+          browser: makeBrowser(app.baseUrl),
+          user: { email, password: PASSWORD }
+        })
+        yield* TestClock.adjust("1 second")
+        const tool = yield* callToolRaw(mcpUrl, accessToken, "get_article", { article_id: articleId })
+        assert.isFalse(tool.isError)
+        const page = yield* open(browser, `/articles/${articleId}/activity`)
+        const mcpRow = rowWith(page.text, "get_article")
+        assert.include(mcpRow, "MCP")
+        const apiRow = rowWith(page.text, `GET /api/v1/articles/${articleId}`)
+        assert.include(apiRow, "API")
+        assert.include(apiRow, ">200<")
+        assert.isBelow(page.text.indexOf("get_article"), page.text.indexOf(`GET /api/v1/articles/${articleId}`))
+      })
+    )
+
+    it.effect("pages the log by 50, newest first", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId, accountId } = yield* withArticle
+        const sql = yield* SqlClient.SqlClient
+        for (let i = 0; i < 51; i++) {
+          yield* sql`insert into audit_log ${sql.insert({
+            at: sql`${new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()}::timestamptz`,
+            account_id: accountId,
+            origin: "API",
+            method: "GET",
+            path: `/api/v1/articles/${articleId}?call=${i}`,
+            article_id: articleId,
+            status: 200,
+            duration_ms: 3
+          })}`.pipe(Effect.orDie)
+        }
+        const first = yield* open(browser, `/articles/${articleId}/activity`)
+        assert.strictEqual((first.text.match(/<tr><td>/g) ?? []).length, 50)
+        assert.include(first.text, "call=50")
+        assert.notInclude(first.text, "call=0<")
+        assert.include(first.text, `href="/articles/${articleId}/activity?page=2" rel="next"`)
+        const second = yield* open(browser, `/articles/${articleId}/activity?page=2`)
+        assert.strictEqual((second.text.match(/<tr><td>/g) ?? []).length, 1)
+        assert.include(second.text, "call=0<")
+        assert.notInclude(second.text, 'rel="next"')
+      })
+    )
+  })
+})
