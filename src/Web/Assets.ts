@@ -26,6 +26,9 @@ h3 { font-size: 1.05rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; }
+/* Addresses may break anywhere, so that on a phone they do not push the counts out of view. */
+td.url { word-break: break-all; }
+@media (max-width: 40rem) { th, td { padding: 0.35rem 0.3rem; } th.num { font-size: 0.85rem; } }
 dl.stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(9rem, 1fr)); gap: 0.75rem; }
 dl.stats div { border: 1px solid var(--line); border-radius: 0.5rem; padding: 0.5rem 0.75rem; }
 dl.stats dt { font-size: 0.9rem; } dl.stats dd { margin: 0; font-size: 1.4rem; font-weight: 700; }
@@ -76,7 +79,7 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
 /** The sandboxed article-body frame's only style: protected links stand out (the frame allows no inline style). */
 const frameStylesheet = `body { font-family: system-ui, sans-serif; line-height: 1.5; margin: 0.5rem; }
 a[data-service-protected] { background: #fff3a0; color: #000; outline: 2px solid #c27c0e; }
-a[data-service-protected]::after { content: " 🔒"; }
+a[data-service-protected]::after { content: " (protected)"; font-size: 0.75em; color: #5a4a00; }
 `
 
 const version = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12)

@@ -29,11 +29,11 @@ ${
     : html`<div class="table-wrap"><table>
 <caption class="visually-hidden">Your websites, with articles published and backlinks acquired this month</caption>
 <thead><tr><th scope="col">Website</th><th scope="col">Address</th>
-<th scope="col" class="num">Articles published this month</th><th scope="col" class="num">Backlinks acquired this month</th></tr></thead>
+<th scope="col" class="num">Articles this month</th><th scope="col" class="num">Backlinks this month</th></tr></thead>
 <tbody>
 ${sites.data.map(
   ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${siteName(site)}</a></th>
-<td>${externalLink(site.website_url)}</td>
+<td class="url">${externalLink(site.website_url)}</td>
 <td class="num">${stats.articles_published}</td><td class="num">${stats.backlinks_acquired}</td></tr>`
 )}
 </tbody></table></div>`
