@@ -102,18 +102,34 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         return withBody(saved, links)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
+    /** Any of title, body and meta description in one change (one revision): the editor's save. */
+    const edit = (
+      context: EditContext,
+      id: ArticleId,
+      fields: {
+        readonly title?: string | undefined
+        readonly body?: string | undefined
+        readonly meta_description?: string | undefined
+      }
+    ) =>
+      change(context, id, (current) =>
+        Effect.gen(function* () {
+          const sanitized = fields.body === undefined ? undefined : yield* canonicalBody(fields.body)
+          return {
+            content: {
+              ...current,
+              title: fields.title === undefined ? current.title : fields.title.trim(),
+              body: sanitized?.html ?? current.body,
+              meta_description: fields.meta_description ?? current.meta_description
+            },
+            sanitized
+          }
+        })
+      )
+
     /** PUT: a new body (and title). */
     const replace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
-      change(context, id, (current) =>
-        Effect.map(canonicalBody(payload.body), (sanitized) => ({
-          content: {
-            ...current,
-            title: payload.title === undefined ? current.title : payload.title.trim(),
-            body: sanitized.html
-          },
-          sanitized
-        }))
-      )
+      edit(context, id, { title: payload.title, body: payload.body })
 
     /** PATCH: title, meta description and in-order replacements on the canonical body. */
     const patch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
@@ -165,6 +181,6 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         })
       )
 
-    return { replace, patch, setFeaturedImage, restore, history: revisions.listForArticle }
+    return { edit, replace, patch, setFeaturedImage, restore, history: revisions.listForArticle }
   })
 }) {}

@@ -132,7 +132,28 @@ layer(TestServerLive)("web pages: article", (it) => {
       })
     )
 
-    it.effect("a change of the meta description only is saved through patch", () =>
+    it.effect("a save that changes title, meta description and body at once is one revision holding all three", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const body = (yield* articleRow(articleId)).body.replace("</p>", " More.</p>")
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Pipes in deep winter",
+          meta_description: "Newer meta",
+          body
+        })
+        assert.strictEqual(reply.status, 303, reply.text)
+        const row = yield* articleRow(articleId)
+        assert.strictEqual(row.meta_description, "Newer meta")
+        assert.include(row.body, "More.")
+        const stored = yield* revisions(articleId)
+        assert.strictEqual(stored.length, 1)
+      })
+    )
+
+    it.effect("a change of the meta description only is saved as one revision", () =>
       Effect.gen(function* () {
         yield* startClock
         const { browser, articleId } = yield* withArticle

@@ -79,7 +79,7 @@ ${bodyFrame(`Body of ${title}`, article.body)}
 <h2>Protected links</h2>
 ${protectedList(article.protected_links)}
 <h2>Edit</h2>
-<p class="muted">Saved with the same checks as the API. A changed title or body is one revision; a changed meta description is saved as a revision of its own.</p>
+<p class="muted">Saved with the same checks as the API; each save is one revision.</p>
 <form method="post" action="/articles/${article.id}/edit">
 <input type="hidden" name="csrf" value="${viewer.csrf}">
 <label for="title">Title</label><input type="text" id="title" name="title" value="${editor.title}">

@@ -93,7 +93,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
     )
 
-    /** Title and body through `replace`, the meta description through `patch`: the API's own service calls. */
+    /** Title, body and meta description as one change through the API's own edit service (one revision). */
     const save = (context: EditContext, current: ArticleWithBody, meta: string | null, form: Form) =>
       Effect.gen(function* () {
         const title = form.get("title") ?? ""
@@ -102,16 +102,14 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const titleChanged = title.trim() !== (current.title ?? "")
         if (titleChanged) yield* check(Title, "Title", title)
         yield* check(MetaDescription, "Meta description", metaDescription)
-        let saved = false
-        if (titleChanged || body !== current.body) {
-          yield* edits.replace(context, current.id, titleChanged ? { title, body } : { body })
-          saved = true
-        }
-        if (metaDescription !== (meta ?? "")) {
-          yield* edits.patch(context, current.id, { meta_description: metaDescription })
-          saved = true
-        }
-        return saved
+        const metaChanged = metaDescription !== (meta ?? "")
+        if (!titleChanged && body === current.body && !metaChanged) return false
+        yield* edits.edit(context, current.id, {
+          title: titleChanged ? title : undefined,
+          body,
+          meta_description: metaChanged ? metaDescription : undefined
+        })
+        return true
       })
 
     yield* router.post(
@@ -142,9 +140,8 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
             )
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
-              // Whatever was saved before the failure (a title or body before a refused meta description) is shown.
-              const now = yield* articles.get(viewer.credential, current.id).pipe(Effect.orDie)
-              return yield* showArticle(viewer, now, { editor, failure: outcome.left })
+              // A refused save changed nothing: the page shows the article as it is, with the submitted values.
+              return yield* showArticle(viewer, current, { editor, failure: outcome.left })
             }
             if (!outcome.right) return seeOther(`/articles/${current.id}?saved=none`)
             const history = yield* repo.history(current.id)
