@@ -44,7 +44,7 @@ const imageTooLarge = respond(ImageTooLargeBody, 422)
 const payloadTooLarge = respond(PayloadTooLargeBody, 413)
 const internal = respond(InternalErrorBody, 500)
 
-/** A route that does not exist: the same JSON body as any other 404. */
+/** A route that does not exist: the JSON body every other 404 has. */
 const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
   HttpServerResponse.unsafeJson(
     { error: "not_found", message: `No route for ${request.method} ${request.url.split("?")[0]}.` },
