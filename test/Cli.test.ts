@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { type Console, Effect, Exit, Layer, Option, TestClock } from "effect"
+import { type Console, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { verifyPassword } from "../src/Auth/Passwords.js"
@@ -369,10 +369,14 @@ describe("cbs serve (subprocess)", () => {
         const child = yield* spawnServe(env)
 
         const key = yield* waitForOutput(child, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
+        // Log lines are JSON objects carrying the request id of the request they belong to.
+        const logLine = yield* waitForOutput(child, /^(\{.*"request_id".*\})$/m).pipe(Effect.fork)
         const sites = yield* Effect.promise(() =>
           fetch(`http://127.0.0.1:${port}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
         )
         assert.strictEqual(sites.status, 200)
+        const logged = JSON.parse(yield* Fiber.join(logLine).pipe(Effect.timeout("10 seconds")))
+        assert.strictEqual(logged.annotations?.request_id, sites.headers.get("x-request-id"))
         const body = yield* Effect.promise(() => sites.json())
         assert.strictEqual(body.meta.total, 2)
         const openapi = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`))
