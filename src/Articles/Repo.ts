@@ -5,6 +5,7 @@ import { utcInstants } from "../Domain/Dates.js"
 import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
+import { rfc3339 } from "../SqlFormats.js"
 
 export interface ArticleFilter {
   readonly from?: string | undefined
@@ -38,7 +39,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`a.id, a.site_id, a.title, a.url, a.status,
-      to_char(a.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as published_at,
+      ${sql.unsafe(rfc3339("a.published_at"))} as published_at,
       a.target_keyword, a.word_count, a.featured_image_url`
 
     const where = (siteId: SiteId, filter: ArticleFilter) => {

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { rfc3339 } from "../SqlFormats.js"
 import { RevisionOrigin } from "./RevisionsRepo.js"
 
 export const AuditEntry = Schema.Struct({
@@ -38,7 +39,7 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
         Request: Schema.Void,
         Result: AuditRow,
         execute: () => sql`
-          select id, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as at, account_id, api_key_id,
+          select id, ${sql.unsafe(rfc3339("at"))} as at, account_id, api_key_id,
             user_id, origin, method, path, tool, article_id, status, duration_ms, request_id
           from audit_log where article_id = ${articleId}
           order by at desc, id desc limit ${limit} offset ${offset}`

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { ArticleId } from "../Domain/Ids.js"
+import { rfc3339 } from "../SqlFormats.js"
 
 export const RevisionOrigin = Schema.Literal("API", "MCP", "editor", "rewrite")
 export type RevisionOrigin = typeof RevisionOrigin.Type
@@ -27,7 +28,7 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/Revisi
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`article_id, number, origin, reason, api_key_id, user_id, title, body, meta_description,
-      featured_image_url, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at`
+      featured_image_url, ${sql.unsafe(rfc3339("created_at"))} as created_at`
 
     const insert = SqlSchema.void({
       Request: NewRevision,

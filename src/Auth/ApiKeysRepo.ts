@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AccountId, ApiKeyId } from "../Domain/Ids.js"
+import { rfc3339 } from "../SqlFormats.js"
 
 export class ApiKeyRow extends Schema.Class<ApiKeyRow>("ApiKeyRow")({
   id: ApiKeyId,
@@ -20,13 +21,11 @@ const KeyMatch = Schema.Struct({
   key_hash: Schema.Uint8ArrayFromSelf
 })
 
-const ts = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
-
 export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(
-      `id, account_id, name, prefix, is_admin, ${ts("created_at")} as created_at, ${ts("last_used_at")} as last_used_at, ${ts("revoked_at")} as revoked_at`
+      `id, account_id, name, prefix, is_admin, ${rfc3339("created_at")} as created_at, ${rfc3339("last_used_at")} as last_used_at, ${rfc3339("revoked_at")} as revoked_at`
     )
 
     const insert = SqlSchema.single({

@@ -4,6 +4,7 @@ import { Backlink, type BacklinkCategory } from "../Domain/Backlink.js"
 import { utcInstants } from "../Domain/Dates.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
+import { rfc3339 } from "../SqlFormats.js"
 
 export interface BacklinkFilter {
   readonly from?: string | undefined
@@ -18,7 +19,7 @@ export class BacklinksRepo extends Effect.Service<BacklinksRepo>()("Backlinks/Re
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`id,
-      to_char(acquired_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as acquired_at,
+      ${sql.unsafe(rfc3339("acquired_at"))} as acquired_at,
       source_domain, source_url, target_url, anchor_text, anchor_type, status, category`
 
     const where = (siteId: SiteId, filter: BacklinkFilter) => {

@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { RevisionOrigin } from "../Audit/RevisionsRepo.js"
 import type { ArticleId } from "../Domain/Ids.js"
+import { rfc3339 } from "../SqlFormats.js"
 
 /** A revision as the history lists it, with who made it (a user's e-mail or an API key's name and prefix). */
 export class RevisionEntry extends Schema.Class<RevisionEntry>("RevisionEntry")({
@@ -30,7 +31,7 @@ export class ArticlePageRepo extends Effect.Service<ArticlePageRepo>()("Web/Arti
       Request: Schema.Number,
       Result: RevisionEntry,
       execute: (id) => sql`
-        select r.number, to_char(r.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as created_at,
+        select r.number, ${sql.unsafe(rfc3339("r.created_at"))} as created_at,
           r.origin, r.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix
         from article_revisions r
         left join users u on u.id = r.user_id

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { UserId } from "../Domain/Ids.js"
+import { rfc3339 } from "../SqlFormats.js"
 
 /** An assistant (OAuth client) with live access to a user's account. */
 export class AssistantRow extends Schema.Class<AssistantRow>("AssistantRow")({
@@ -10,8 +11,6 @@ export class AssistantRow extends Schema.Class<AssistantRow>("AssistantRow")({
   /** When it last obtained or renewed an access token. */
   renewed_at: Schema.NullOr(Schema.String)
 }) {}
-
-const ts = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 
 /**
  * The site-connection page's view of the OAuth tables (migrations/0004_oauth.sql). Times come from the service's
@@ -28,8 +27,8 @@ export class AssistantsRepo extends Effect.Service<AssistantsRepo>()("Web/Assist
       Result: AssistantRow,
       execute: ({ userId, now }) => sql`
         select c.client_id, c.client_name,
-          ${sql.unsafe(ts("min(g.created_at)"))} as connected_at,
-          ${sql.unsafe(ts("max(a.created_at)"))} as renewed_at
+          ${sql.unsafe(rfc3339("min(g.created_at)"))} as connected_at,
+          ${sql.unsafe(rfc3339("max(a.created_at)"))} as renewed_at
         from oauth_grants g
         join oauth_clients c on c.client_id = g.client_id
         left join oauth_access_tokens a on a.grant_id = g.id
