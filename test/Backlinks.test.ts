@@ -2,24 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { BacklinkId, SiteId } from "../src/Domain/Ids.js"
-import { type BacklinkFields, TestApp, TestServerLive } from "./support/TestServer.js"
-
-/** GET with an API key; the status and the parsed JSON body. */
-const get = (path: string, key: string) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
-    const body = yield* Effect.promise(() => res.json())
-    return { status: res.status, body }
-  })
-
-/** A fresh account with one website. */
-const siteOfNewAccount = Effect.gen(function* () {
-  const app = yield* TestApp
-  const { accountId, key } = yield* app.makeAccount()
-  const siteId = yield* app.makeSite(accountId)
-  return { key, siteId }
-})
+import {
+  type BacklinkFields,
+  getWithKey as get,
+  siteOfNewAccount,
+  TestApp,
+  TestServerLive
+} from "./support/TestServer.js"
 
 /** Creates backlinks in order; their ids, in the same order. */
 const makeBacklinks = (siteId: SiteId, fields: ReadonlyArray<BacklinkFields>) =>

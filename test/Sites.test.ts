@@ -1,16 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SiteId } from "../src/Domain/Ids.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
-
-/** GET with an API key; the status and the parsed JSON body. */
-const get = (path: string, key: string) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
-    const body = yield* Effect.promise(() => res.json())
-    return { status: res.status, body }
-  })
+import { getWithKey as get, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** An account with `count` websites, in creation (id) order. */
 const accountWithSites = (count: number) =>

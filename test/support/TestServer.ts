@@ -139,3 +139,20 @@ export const TestServerLive = Layer.effect(TestApp, make).pipe(
   // Access log lines for every test request would drown the output; warnings and errors still show.
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )
+
+/** GET with an API key (X-API-Key): the status and the parsed JSON body. */
+export const getWithKey = (path: string, key: string) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
+    const body = yield* Effect.promise(() => res.json())
+    return { status: res.status, body }
+  })
+
+/** A fresh account with one website: its API key and the website's id. */
+export const siteOfNewAccount = Effect.gen(function* () {
+  const app = yield* TestApp
+  const { accountId, key } = yield* app.makeAccount()
+  const siteId = yield* app.makeSite(accountId)
+  return { key, siteId }
+})
