@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { applyReplacements } from "../src/Html/Replacements.js"
+import { applyReplacements, type ReplacementsResult } from "../src/Html/Replacements.js"
 
 const body = "<p>The cat sat on the mat. The cat slept.</p>"
 
@@ -125,5 +125,53 @@ describe("applyReplacements", () => {
       ),
       { numRuns: 2000 }
     )
+  })
+})
+
+/** Each item applied to the string left by the one before, with String methods only: the rule as written. */
+const reference = (
+  text: string,
+  items: ReadonlyArray<{ find: string; replace: string; all: boolean }>
+): ReplacementsResult => {
+  let result = text
+  for (const [index, { find, replace, all }] of items.entries()) {
+    const occurrences = find === "" ? 0 : result.split(find).length - 1
+    if (all ? occurrences < 1 : occurrences !== 1) return { _tag: "Conflict", index, occurrences }
+    result = result.split(find).join(replace)
+  }
+  return { _tag: "Ok", body: result }
+}
+
+describe("applyReplacements on sequences", () => {
+  // "\u6100" and "\u0000" are there so that, as UTF-16LE bytes, "a" can appear half-way through a code unit;
+  // "\u{1F600}" brings surrogate pairs. Without them the text is handled one byte per code unit.
+  const units = (wide: boolean) =>
+    wide
+      ? fc.constantFrom("a", "b", "<", "\u6100", "\u0000", "\u{1F600}", "\u00e9")
+      : fc.constantFrom("a", "b", "<", "\u00e9")
+  for (const wide of [false, true]) {
+    it(`agrees with applying each item in turn with String methods (${wide ? "UTF-16" : "one byte"} text)`, () => {
+      const small = fc.string({ unit: units(wide), maxLength: 16 })
+      const item = fc.record({
+        find: fc.string({ unit: units(wide), maxLength: 3 }),
+        replace: small,
+        all: fc.boolean()
+      })
+      fc.assert(
+        fc.property(small, fc.array(item, { maxLength: 6 }), (text, items) => {
+          assert.deepStrictEqual(applyReplacements(text, items), reference(text, items))
+        }),
+        { numRuns: 3000 }
+      )
+    })
+  }
+
+  it("does not match across the halves of two UTF-16 code units", () => {
+    // As UTF-16LE bytes "\u6100\u0000" is 00 61 00 00, which holds "a" (61 00) one byte in.
+    assert.deepStrictEqual(applyReplacements("\u6100\u0000", [{ find: "a", replace: "b" }]), {
+      _tag: "Conflict",
+      index: 0,
+      occurrences: 0
+    })
   })
 })
