@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import fc from "fast-check"
 import { wordCount } from "../src/Html/WordCount.js"
 
 describe("wordCount", () => {
@@ -35,5 +36,23 @@ describe("wordCount", () => {
 
   it("decodes entities before counting", () => {
     assert.strictEqual(wordCount("<p>fish&amp;chips caf&eacute;</p>"), 2)
+  })
+})
+
+describe("wordCount on generated text", () => {
+  it("counts the runs of non-white-space that splitting on \\s finds", () => {
+    // Every character that \s matches, and some that it does not (U+180E, U+200B, U+0085 are not white space).
+    const unit = fc.constantFrom(
+      ..."ab\t\n\u000b\f\r \u00a0\u1680\u2000\u2005\u200a\u2028\u2029\u202f\u205f\u3000\ufeff\u180e\u200b\u0085".split(
+        ""
+      )
+    )
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 20 }), (text) => {
+        const expected = text.split(/\s+/u).filter((word) => word !== "").length
+        assert.strictEqual(wordCount(`<p>${text.replace(/\r/g, "\n")}</p>`), expected)
+      }),
+      { numRuns: 2000 }
+    )
   })
 })

@@ -10,28 +10,58 @@ const inlineElements: ReadonlySet<string> = new Set(
 /** Elements whose text is not read as part of the article. */
 const unreadElements: ReadonlySet<string> = new Set(["script", "style", "template", "noscript"])
 
-/** Collects the readable text, with a space at every block boundary (`<p>a</p><p>b</p>`, `a<br>b`). */
-const collectText = (node: Node, parts: Array<string>): void => {
-  if (isText(node)) {
-    parts.push(node.value)
-    return
+/** What `\s` matches in a JavaScript pattern: the Unicode white space characters and the byte order mark. */
+const isWhiteSpace = (code: number): boolean =>
+  code <= 0x20
+    ? code === 0x20 || (code >= 0x09 && code <= 0x0d)
+    : code >= 0xa0 &&
+      (code === 0xa0 ||
+        code === 0x1680 ||
+        (code >= 0x2000 && code <= 0x200a) ||
+        code === 0x2028 ||
+        code === 0x2029 ||
+        code === 0x202f ||
+        code === 0x205f ||
+        code === 0x3000 ||
+        code === 0xfeff)
+
+/** Counts runs of non-white-space in the readable text, as it streams past: no text is copied. */
+class WordCounter {
+  words = 0
+  private inWord = false
+
+  /** A block boundary (`<p>a</p><p>b</p>`, `a<br>b`) ends the current word. */
+  boundary(): void {
+    this.inWord = false
   }
-  if (!("childNodes" in node)) return
-  const boundary = isElement(node) && !inlineElements.has(node.tagName)
-  if (isElement(node) && unreadElements.has(node.tagName)) return
-  if (boundary) parts.push(" ")
-  for (const child of node.childNodes) collectText(child, parts)
-  if (boundary) parts.push(" ")
+
+  text(value: string): void {
+    for (let i = 0; i < value.length; i++) {
+      const space = isWhiteSpace(value.charCodeAt(i))
+      if (!space && !this.inWord) this.words++
+      this.inWord = !space
+    }
+  }
+
+  visit(node: Node): void {
+    if (isText(node)) {
+      this.text(node.value)
+      return
+    }
+    if (!("childNodes" in node)) return
+    if (isElement(node) && unreadElements.has(node.tagName)) return
+    const boundary = isElement(node) && !inlineElements.has(node.tagName)
+    if (boundary) this.boundary()
+    for (const child of node.childNodes) this.visit(child)
+    if (boundary) this.boundary()
+  }
 }
 
 /** Number of words in a parsed body's text. */
 export const wordsIn = (node: Node): number => {
-  const parts: Array<string> = []
-  collectText(node, parts)
-  return parts
-    .join("")
-    .split(/\s+/u)
-    .filter((word) => word.length > 0).length
+  const counter = new WordCounter()
+  counter.visit(node)
+  return counter.words
 }
 
 /** Number of words in the body's text: runs of non-whitespace (Unicode whitespace, `&nbsp;` included). */
