@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
+import { protectedLinksOf } from "./Articles/StoredLinks.js"
 import { withBody } from "./Articles.js"
 import { type RevisionOrigin, RevisionsRepo } from "./Audit/RevisionsRepo.js"
 import type { Credential } from "./Auth/CurrentCredential.js"
@@ -72,9 +73,10 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         const { content: next, sanitized } = yield* edit(current)
         if (sameContent(current, next)) return withBody(current)
         const bodyChanged = next.body !== current.body
-        const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : undefined
-        if (links !== undefined) {
-          const concerned = compareProtectedLinks(extractProtectedLinks(current.body), links)
+        const currentLinks = protectedLinksOf(current)
+        const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : currentLinks
+        if (bodyChanged) {
+          const concerned = compareProtectedLinks(currentLinks, links)
           if (concerned.length > 0) {
             return yield* new ProtectedLinkViolation({
               message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
@@ -86,7 +88,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           ? (sanitized?.wordCount ?? wordCount(next.body))
           : (current.word_count ?? wordCount(next.body))
         const revision = current.revision + 1
-        const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision })
+        const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision, protected_links: links })
         yield* revisions.insert({
           article_id: id,
           number: revision,

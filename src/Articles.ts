@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import type { ArticlesQuery } from "./Articles/Api.js"
 import { type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
+import { protectedLinksOf } from "./Articles/StoredLinks.js"
 import type { Credential } from "./Auth/CurrentCredential.js"
 import { ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
 import { isOrderedRange } from "./Domain/Dates.js"
@@ -8,7 +9,6 @@ import { NotFound, ValidationError } from "./Domain/Errors.js"
 import type { ArticleId, SiteId } from "./Domain/Ids.js"
 import { pageMeta } from "./Domain/Pagination.js"
 import { readScope } from "./Domain/Scope.js"
-import { extractProtectedLinks } from "./Html/ProtectedLinks.js"
 import { Sites } from "./Sites.js"
 
 /** The article as GET returns it; `links` when the caller already has the body's protected links. */
@@ -24,7 +24,7 @@ export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>):
     word_count: row.word_count,
     featured_image_url: row.featured_image_url,
     body: row.body,
-    protected_links: links ?? extractProtectedLinks(row.body)
+    protected_links: links ?? protectedLinksOf(row)
   })
 
 export class Articles extends Effect.Service<Articles>()("Articles", {

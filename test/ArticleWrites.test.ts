@@ -627,6 +627,81 @@ layer(TestServerLive)("article writes", (it) => {
     )
   })
 
+  describe("stored protected links", () => {
+    /** The stored links of an article, and whether the digest stored with them is that of the stored body. */
+    const storedLinks = (id: ArticleId) =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ protected_links: unknown; matches: boolean | null }>`
+          select protected_links, protected_links_sha256 = sha256(convert_to(body, 'UTF8')) as matches
+          from articles where id = ${id}`.pipe(Effect.orDie)
+        return row!
+      })
+    const otherLink = { type: "internal", href: "/about", text: "about us" }
+    const otherBody = '<p>Now with <a data-service-protected="internal" href="/about">about us</a>.</p>'
+
+    it.effect("a write stores the new body's protected links with the body's digest, and reads use them", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        // Written directly in SQL, the article has none stored yet; its links are parsed from the body.
+        assert.deepStrictEqual(yield* storedLinks(id), { protected_links: null, matches: null })
+        assert.deepStrictEqual((yield* getArticle(id, key)).protected_links, [PARTNER])
+
+        const res = yield* patch(id, key, { replacements: [{ find: "Second paragraph.", replace: "Second one." }] })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [PARTNER], matches: true })
+
+        // Reads take the stored links as they are, without parsing the body again: rewriting the stored text of
+        // the link (and nothing else) shows in GET.
+        const sql = yield* SqlClient.SqlClient
+        const renamed = { ...PARTNER, text: "as stored" }
+        yield* sql`update articles set protected_links = ${JSON.stringify([renamed])}::jsonb where id = ${id}`.pipe(
+          Effect.orDie
+        )
+        assert.deepStrictEqual((yield* getArticle(id, key)).protected_links, [renamed])
+      })
+    )
+
+    it.effect("links stored for an earlier body are ignored once the body was changed outside the service", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        assert.strictEqual((yield* patch(id, key, { meta_description: "Stored links now." })).status, 200)
+        assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [PARTNER], matches: true })
+
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`update articles set body = ${otherBody} where id = ${id}`.pipe(Effect.orDie)
+        assert.deepStrictEqual((yield* getArticle(id, key)).protected_links, [otherLink])
+        // The edit is judged against the links of the body as it is: keeping the new link is fine…
+        const kept = yield* patch(id, key, { replacements: [{ find: "Now with", replace: "Today with" }] })
+        assert.strictEqual(kept.status, 200, JSON.stringify(kept.body))
+        assert.deepStrictEqual(kept.body.data.protected_links, [otherLink])
+        assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [otherLink], matches: true })
+        // …and removing it is refused, naming it.
+        const removed = yield* put(id, key, { body: "<p>No links.</p>" })
+        assertError(removed, 422, "protected_link_violation")
+        assert.deepStrictEqual(removed.body.protected_links, [otherLink])
+      })
+    )
+
+    it.effect("a lone surrogate in a body is stored as U+FFFD, and a protected link holding one still matches", () =>
+      Effect.gen(function* () {
+        // Stored through SQL, the lone surrogate of the link text is already U+FFFD in the database.
+        const linked = '<p><a data-service-protected="backlink" href="https://partner.example.com/">caf\ud800</a></p>'
+        const { key, id } = yield* articleOfNewAccount({ body: linked })
+        const res = yield* put(id, key, { body: `${linked}<p>More \udc00 text.</p>` })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        const expected =
+          '<p><a data-service-protected="backlink" href="https://partner.example.com/">caf\ufffd</a></p><p>More \ufffd text.</p>'
+        assert.strictEqual(res.body.data.body, expected)
+        assert.strictEqual(yield* storedBody(id), expected)
+        assert.deepStrictEqual(yield* storedLinks(id), {
+          protected_links: [{ ...PARTNER, text: "caf\ufffd" }],
+          matches: true
+        })
+      })
+    )
+  })
+
   describe("concurrency", () => {
     it.effect("10 concurrent PATCHes all succeed, none is lost, and revisions are numbered 1..10", () =>
       Effect.gen(function* () {

@@ -209,6 +209,17 @@ describe("sanitize: canonical form", () => {
     assert.strictEqual(okHtml(once), once)
   })
 
+  it("turns lone surrogates into U+FFFD, in text and attributes, and keeps surrogate pairs", () => {
+    const result = sanitize('<p>a\ud800b \u{1F600}<a href="/x\udc00" data-service-protected="internal">c\udbff</a></p>')
+    assert.strictEqual(result._tag, "Ok")
+    if (result._tag !== "Ok") return
+    assert.strictEqual(
+      result.html,
+      '<p>a\ufffdb \u{1F600}<a href="/x\ufffd" data-service-protected="internal">c\ufffd</a></p>'
+    )
+    assert.deepStrictEqual(result.protectedLinks, [{ type: "internal", href: "/x\ufffd", text: "c\ufffd" }])
+  })
+
   it("settles nestings that unwrapping leaves behind into what the parser would build", () => {
     const once = okHtml("<p><button><p>x</p></button></p>")
     assert.strictEqual(okHtml(once), once)

@@ -192,6 +192,14 @@ layer(TestLive)("Importer", (it) => {
         const stored = yield* snapshot([account.email])
         assert.strictEqual(stored.articles[0]!["body"], html)
         assert.strictEqual(stored.articles[0]!["word_count"], 5)
+        // With the protected links read off it and the SHA-256 of the body they belong to.
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ protected_links: unknown; digest: string; body_digest: string }>`
+          select protected_links, encode(protected_links_sha256, 'hex') as digest,
+            encode(sha256(convert_to(body, 'UTF8')), 'hex') as body_digest
+          from articles where url = ${account.sites[0]!.articles[0]!.url}`.pipe(Effect.orDie)
+        assert.deepStrictEqual(row!.protected_links, [{ type: "internal", href: "/a", text: "five" }])
+        assert.strictEqual(row!.digest, row!.body_digest)
       })
     )
 

@@ -1,11 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { Article, type ArticleStatus } from "../Domain/Article.js"
+import { Article, type ArticleStatus, ProtectedLink } from "../Domain/Article.js"
 import { utcInstants } from "../Domain/Dates.js"
 import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
 import { rfc3339 } from "../SqlFormats.js"
+import { bodyDigest } from "./StoredLinks.js"
 
 export interface ArticleFilter {
   readonly from?: string | undefined
@@ -17,7 +18,10 @@ export class ArticleRow extends Schema.Class<ArticleRow>("ArticleRow")({
   ...Article.fields,
   body: Schema.String,
   meta_description: Schema.NullOr(Schema.String),
-  revision: Schema.Number
+  revision: Schema.Number,
+  /** Stored with the body; see StoredLinks.protectedLinksOf before trusting them. */
+  protected_links: Schema.NullOr(Schema.Array(ProtectedLink)),
+  protected_links_sha256: Schema.NullOr(Schema.Uint8ArrayFromSelf)
 }) {}
 
 const Total = Schema.Struct({ total: Schema.Number })
@@ -33,6 +37,8 @@ export interface ArticleContent {
 export interface ArticleChange extends ArticleContent {
   readonly word_count: number
   readonly revision: number
+  /** The protected links of `body`, stored with its digest. */
+  readonly protected_links: ReadonlyArray<ProtectedLink>
 }
 
 export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo", {
@@ -41,6 +47,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
     const columns = sql`a.id, a.site_id, a.title, a.url, a.status,
       ${sql.unsafe(rfc3339("a.published_at"))} as published_at,
       a.target_keyword, a.word_count, a.featured_image_url`
+    const withBody = sql`${columns}, a.body, a.meta_description, a.revision, a.protected_links, a.protected_links_sha256`
 
     const where = (siteId: SiteId, filter: ArticleFilter) => {
       const { start, end } = utcInstants(filter)
@@ -75,7 +82,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         Request: ArticleId,
         Result: ArticleRow,
         execute: (articleId) =>
-          sql`select ${columns}, a.body, a.meta_description, a.revision
+          sql`select ${withBody}
               from articles a join sites s on s.id = a.site_id
               where a.id = ${articleId} ${scope === null ? sql`` : sql`and s.account_id = ${scope}`}`
       })(id).pipe(Effect.orDie)
@@ -86,7 +93,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         Request: ArticleId,
         Result: ArticleRow,
         execute: (articleId) =>
-          sql`select ${columns}, a.body, a.meta_description, a.revision
+          sql`select ${withBody}
               from articles a join sites s on s.id = a.site_id
               where a.id = ${articleId} and s.account_id = ${accountId}
               for update of a`
@@ -100,9 +107,11 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
           sql`update articles a set
                 title = ${change.title}, body = ${change.body}, meta_description = ${change.meta_description},
                 featured_image_url = ${change.featured_image_url}, word_count = ${change.word_count},
-                revision = ${change.revision}, updated_at = now()
+                revision = ${change.revision}, updated_at = now(),
+                protected_links = ${JSON.stringify(change.protected_links)}::jsonb,
+                protected_links_sha256 = ${bodyDigest(change.body)}
               where a.id = ${id}
-              returning ${columns}, a.body, a.meta_description, a.revision`
+              returning ${withBody}`
       })(undefined).pipe(Effect.orDie)
 
     return { list, findReadable, lockWritable, saveChange }

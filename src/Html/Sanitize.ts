@@ -212,10 +212,13 @@ const maxPasses = 6
 
 /**
  * Rejects dangerous content (naming the first offending construct in source order), then reduces the rest to the
- * canonical body: allowed elements and attributes only, serialised by parse5. Idempotent on its own output.
+ * canonical body: allowed elements and attributes only, serialised by parse5, with no lone surrogate. Idempotent
+ * on its own output.
  */
 export const sanitize = (source: string): SanitizeResult => {
-  let input = source
+  // Lone surrogates become U+FFFD, as the database's UTF-8 would make them anyway: the canonical body is exactly
+  // what is stored, and its protected links can be stored as JSON (which cannot hold a lone surrogate either).
+  let input = source.replace(/\p{Surrogate}/gu, "\uFFFD")
   for (let pass = 0; pass < maxPasses; pass++) {
     const result = sanitizeOnce(input)
     if (result._tag === "Disallowed") return result

@@ -1,13 +1,14 @@
 import { Either, ParseResult, Schema } from "effect"
+import type { ProtectedLink } from "../Domain/Article.js"
 import { sanitize } from "../Html/Sanitize.js"
-import { wordCount } from "../Html/WordCount.js"
 import { ImportFile, type ImportSite } from "./ImportFile.js"
 import { ImportRefused } from "./ImportRefused.js"
 
-/** A decoded article whose body is canonical, with its word count. */
+/** A decoded article whose body is canonical, with its word count and protected links. */
 export interface PreparedArticle extends Omit<ImportSite["articles"][number], "body"> {
   readonly body: string
   readonly word_count: number
+  readonly protected_links: ReadonlyArray<ProtectedLink>
 }
 
 export interface PreparedSite extends Omit<ImportSite, "articles"> {
@@ -62,7 +63,7 @@ const seen = () => {
 
 /**
  * Decodes an import file and readies it for writing: every body in canonical form (as the sanitiser serialises it)
- * with its word count. Refused whole, naming the first bad field: a shape error, a body with disallowed HTML, or
+ * with its word count and protected links. Refused whole, naming the first bad field: a shape error, a body with disallowed HTML, or
  * a record that appears twice (the same e-mail, website URL, article URL, or backlink source and target URL),
  * which would otherwise import as one record overwritten by the other.
  */
@@ -90,7 +91,12 @@ export const prepare = (input: unknown): Either.Either<PreparedFile, ImportRefus
           if (clean._tag === "Disallowed") {
             return Either.left(refused([...path, "body"], `disallowed HTML: ${clean.construct}`))
           }
-          articles.push({ ...article, body: clean.html, word_count: wordCount(clean.html) })
+          articles.push({
+            ...article,
+            body: clean.html,
+            word_count: clean.wordCount,
+            protected_links: clean.protectedLinks
+          })
         }
         const links = seen()
         for (const [i, backlink] of site.backlinks.entries()) {

@@ -33,7 +33,10 @@ const ArticleRecord = Schema.Struct({
   meta_description: Text,
   featured_image_url: Text,
   body: Schema.String,
-  word_count: Schema.Number
+  word_count: Schema.Number,
+  /** JSON, with the SHA-256 of the body (see Articles/StoredLinks.ts). */
+  protected_links: Schema.String,
+  protected_links_sha256: Schema.Uint8ArrayFromSelf
 })
 
 const BacklinkRecord = Schema.Struct({
@@ -104,7 +107,8 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
             title = excluded.title, status = excluded.status, published_at = excluded.published_at,
             target_keyword = excluded.target_keyword, meta_description = excluded.meta_description,
             featured_image_url = excluded.featured_image_url, body = excluded.body,
-            word_count = excluded.word_count, updated_at = now()
+            word_count = excluded.word_count, protected_links = excluded.protected_links,
+            protected_links_sha256 = excluded.protected_links_sha256, updated_at = now()
           where (articles.title, articles.status, articles.published_at, articles.target_keyword,
               articles.meta_description, articles.featured_image_url, articles.body, articles.word_count)
             is distinct from (excluded.title, excluded.status, excluded.published_at, excluded.target_keyword,
