@@ -34,7 +34,7 @@ export class FeaturedImages extends Effect.Service<FeaturedImages>()("FeaturedIm
             : yield* new ValidationError({ message: "Send an image file or a url." })
       const saved = yield* edits.setFeaturedImage(context, id, url)
       const { body: _body, protected_links: _links, ...article } = saved
-      return new Article(article)
+      return Article.make(article)
     })
 
     return { replace }

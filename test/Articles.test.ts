@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either, Schema } from "effect"
+import { Article } from "../src/Domain/Article.js"
 import type { ArticleId, SiteId } from "../src/Domain/Ids.js"
+import { ListResponse } from "../src/Domain/Pagination.js"
 import {
   type ArticleFields,
   getWithKey as get,
@@ -131,6 +133,24 @@ layer(TestServerLive)("articles", (it) => {
             featured_image_url: null
           }
         ])
+      })
+    )
+  })
+
+  describe("GET /api/v1/sites/{id}/articles: shape", () => {
+    it.effect("the answer is exactly the documented schema: no field missing, none extra, every value valid", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* app.makeArticle(siteId, { status: "draft", word_count: 3, published_at: "2026-11-03T09:30:00Z" })
+        yield* app.makeArticle(siteId, { title: null, url: null, status: null, published_at: null, word_count: null })
+        const { status, body } = yield* get(`/api/v1/sites/${siteId}/articles`, key)
+        assert.strictEqual(status, 200)
+        // The rows are served without passing through the encoder, so hold them to the schema here.
+        const strict = Schema.decodeUnknownEither(ListResponse(Article, "articles"), { onExcessProperty: "error" })
+        const decoded = strict(body)
+        assert.isTrue(Either.isRight(decoded), JSON.stringify(body))
+        assert.strictEqual(body.data.length, 2)
       })
     )
   })
