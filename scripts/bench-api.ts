@@ -1,7 +1,8 @@
 // Load benchmark of the HTTP API against a real PostgreSQL: `GET /api/v1/sites/{id}/articles?per_page=100` on a
 // website with 100,000 articles and a PATCH of meta descriptions, served by `cbs serve` with its limits raised by
 // configuration; and the same list served by a bare node:http + pg handler (scripts/bench-baseline.ts) on the same
-// database, as the yardstick. Prints requests/s, p50 and p99 of each run and the service/baseline throughput ratio.
+// database, as the yardstick. Prints requests/s, p50 and p99 of each run and the service/baseline throughput ratio,
+// and the list served to a single connection (the latency of a request that does not queue behind others).
 // Exits 0 whatever the figures (it is a measurement), 1 when a run had more than 1 % failed requests or setup failed.
 // Run: npm run bench:api   (DATABASE_URL: an admin connection; default postgres://postgres@127.0.0.1:5432/postgres)
 import { type ChildProcess, spawn } from "node:child_process"
@@ -20,6 +21,7 @@ const WARMUP_SECONDS = 5
 const LIST_SECONDS = 15
 const ROUNDS = 3
 const PATCH_SECONDS = 10
+const ALONE_SECONDS = 5
 const POOL_SIZE = 10
 const PER_PAGE = 100
 /** The list requests cycle through pages 1..PAGES (the first 5,000 articles), the same sequence for both servers. */
@@ -291,11 +293,12 @@ const cannon = (
   seconds: number,
   headers: Record<string, string>,
   setupRequest: (request: autocannon.Request) => autocannon.Request,
-  latencies?: Array<number>
+  latencies?: Array<number>,
+  connections = CONNECTIONS
 ) =>
   new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
-      { url, connections: CONNECTIONS, duration: seconds, headers, requests: [{ setupRequest }] },
+      { url, connections, duration: seconds, headers, requests: [{ setupRequest }] },
       (error, result) => (error ? reject(error) : resolve(result))
     )
     if (latencies !== undefined) instance.on("response", (_client, _status, _bytes, time) => latencies.push(time))
@@ -328,10 +331,11 @@ const measure = async (
   into: Tally,
   seconds: number,
   headers: Record<string, string>,
-  setupRequest: () => (request: autocannon.Request) => autocannon.Request
+  setupRequest: () => (request: autocannon.Request) => autocannon.Request,
+  connections = CONNECTIONS
 ) => {
   const before = await cpuSnapshot(into.target)
-  const result = await cannon(into.target.url, seconds, headers, setupRequest(), into.latencies)
+  const result = await cannon(into.target.url, seconds, headers, setupRequest(), into.latencies, connections)
   const cpu = cpuBetween(before, await cpuSnapshot(into.target))
   into.requests += result.requests.total
   into.non2xx += result.non2xx
@@ -372,7 +376,7 @@ const percentile = (run: Tally, q: number) => {
 
 const report = (runs: ReadonlyArray<Tally>, serviceList: Tally, baselineList: Tally, patch: Tally) => {
   const cells = (values: ReadonlyArray<string>) =>
-    console.log(values.map((value, i) => (i === 0 ? value.padEnd(20) : value.padStart(9))).join(""))
+    console.log(values.map((value, i) => (i === 0 ? value.padEnd(32) : value.padStart(9))).join(""))
   const ms = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(1))
   const perRequest = (run: Tally, cpu: number | undefined) =>
     cpu === undefined || run.requests === 0 ? undefined : cpu / run.requests
@@ -466,7 +470,11 @@ const main = async () => {
   await cannon(service.url, WARMUP_SECONDS, patchHeaders, patchRequests(patchIds))
   const patch = tally("service PATCH", service)
   await measure(patch, PATCH_SECONDS, patchHeaders, () => patchRequests(patchIds))
-  const runs = [serviceList, baselineList, patch]
+  // One connection: the time a request takes when it does not queue behind 49 others.
+  const serviceAlone = tally("service GET list, 1 connection", service)
+  const baselineAlone = tally("baseline GET list, 1 connection", baseline)
+  for (const run of [serviceAlone, baselineAlone]) await measure(run, ALONE_SECONDS, auth, list, 1)
+  const runs = [serviceList, baselineList, patch, serviceAlone, baselineAlone]
   report(runs, serviceList, baselineList, patch)
   console.log(`load average at the end, this benchmark included: ${loadAverage()}`)
 
