@@ -5,12 +5,21 @@
 // for scale. Two inputs: the PATCH case (replacements on the canonical body, so the result is nearly canonical)
 // and the PUT case (editor HTML with wrappers and classes that the sanitiser has to remove).
 // Run: npm run bench:html
+import os from "node:os"
 import { performance } from "node:perf_hooks"
 import sanitizeHtml from "sanitize-html"
 import { bodyDigest, protectedLinksOf } from "../src/Articles/StoredLinks.js"
 import { compareProtectedLinks, extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { applyReplacements, type Replacement } from "../src/Html/Replacements.js"
 import { sanitize } from "../src/Html/Sanitize.js"
+
+// The machine may be shared: how busy it was says how far the figures can be compared with another run's.
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ")
+const loadAtStart = loadAverage()
 
 const warmup = 50
 const iterations = 300
@@ -139,6 +148,9 @@ const theirsPut = time(workloads.theirsPut)
 
 const line = (label: string, t: { median: number; p99: number }) =>
   console.log(`${label.padEnd(58)} median ${ms(t.median).padStart(9)}   p99 ${ms(t.p99).padStart(9)}`)
+console.log(
+  `${new Date().toISOString()}  Node ${process.version}  load average ${loadAtStart} at the start, ${loadAverage()} at the end`
+)
 console.log(
   `body ${(current.length / 1024).toFixed(0)} KB canonical (${(editorHtml.length / 1024).toFixed(0)} KB as written),`
 )
