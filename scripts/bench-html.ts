@@ -5,20 +5,14 @@
 // for scale. Two inputs: the PATCH case (replacements on the canonical body, so the result is nearly canonical)
 // and the PUT case (editor HTML with wrappers and classes that the sanitiser has to remove).
 // Run: npm run bench:html
-import os from "node:os"
 import { performance } from "node:perf_hooks"
 import sanitizeHtml from "sanitize-html"
-import { bodyDigest, protectedLinksOf } from "../src/Articles/StoredLinks.js"
+import { protectedLinksOf, storedLinks } from "../src/Articles/StoredLinks.js"
 import { compareProtectedLinks, extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { applyReplacements, type Replacement } from "../src/Html/Replacements.js"
 import { sanitize } from "../src/Html/Sanitize.js"
+import { loadAverage } from "./LoadAverage.js"
 
-// The machine may be shared: how busy it was says how far the figures can be compared with another run's.
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ")
 const loadAtStart = loadAverage()
 
 const warmup = 50
@@ -102,8 +96,7 @@ const sanitizeHtmlOptions: sanitizeHtml.IOptions = {
 }
 
 /** The current article as the database gives it: the links stored with the body as JSON text, and its digest. */
-const storedJson = JSON.stringify(extractProtectedLinks(current))
-const storedDigest = bodyDigest(current)
+const stored = storedLinks(current, extractProtectedLinks(current))
 
 /** What ArticleEdits does with the HTML of a PATCH, from the row it read to the values it writes. */
 const patchWrite = (stored: { readonly json: string | null; readonly digest: Uint8Array | null }) => () => {
@@ -120,12 +113,11 @@ const patchWrite = (stored: { readonly json: string | null; readonly digest: Uin
   const concerned = compareProtectedLinks(before, sanitized.protectedLinks)
   if (concerned.length !== 0) throw new Error("protected links violated")
   // Stored with the new body.
-  JSON.stringify(sanitized.protectedLinks)
-  bodyDigest(sanitized.html)
+  storedLinks(sanitized.html, sanitized.protectedLinks)
 }
 
 const workloads = {
-  write: patchWrite({ json: storedJson, digest: storedDigest }),
+  write: patchWrite({ json: stored.protected_links, digest: stored.protected_links_sha256 }),
   coldWrite: patchWrite({ json: null, digest: null }),
   replace: () => applyReplacements(current, replacements),
   oursPatch: () => sanitize(next.body),

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import { bodyDigest } from "./Articles/StoredLinks.js"
+import { storedLinks } from "./Articles/StoredLinks.js"
 import { AccountsRepo } from "./Auth/AccountsRepo.js"
 import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
 import type { AccountId, SiteId } from "./Domain/Ids.js"
@@ -107,8 +107,7 @@ export class Importer extends Effect.Service<Importer>()("Import", {
           featured_image_url: article.featured_image_url ?? null,
           body: article.body,
           word_count: article.word_count,
-          protected_links: JSON.stringify(article.protected_links),
-          protected_links_sha256: bodyDigest(article.body)
+          ...storedLinks(article.body, article.protected_links)
         })
         add("articles", row.outcome)
       }

@@ -6,7 +6,7 @@ import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
 import { rfc3339 } from "../SqlFormats.js"
-import { bodyDigest } from "./StoredLinks.js"
+import { storedLinks } from "./StoredLinks.js"
 
 export interface ArticleFilter {
   readonly from?: string | undefined
@@ -101,15 +101,17 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
       SqlSchema.single({
         Request: Schema.Void,
         Result: ArticleRow,
-        execute: () =>
-          sql`update articles a set
+        execute: () => {
+          const stored = storedLinks(change.body, change.protected_links)
+          return sql`update articles a set
                 title = ${change.title}, body = ${change.body}, meta_description = ${change.meta_description},
                 featured_image_url = ${change.featured_image_url}, word_count = ${change.word_count},
                 revision = ${change.revision}, updated_at = now(),
-                protected_links = ${JSON.stringify(change.protected_links)}::jsonb,
-                protected_links_sha256 = ${bodyDigest(change.body)}
+                protected_links = ${stored.protected_links}::jsonb,
+                protected_links_sha256 = ${stored.protected_links_sha256}
               where a.id = ${id}
               returning ${withBody}`
+        }
       })(undefined).pipe(Effect.orDie)
 
     return { list, findReadable, lockWritable, saveChange }

@@ -63,9 +63,9 @@ const seen = () => {
 
 /**
  * Decodes an import file and readies it for writing: every body in canonical form (as the sanitiser serialises it)
- * with its word count and protected links. Refused whole, naming the first bad field: a shape error, a body with disallowed HTML, or
- * a record that appears twice (the same e-mail, website URL, article URL, or backlink source and target URL),
- * which would otherwise import as one record overwritten by the other.
+ * with its word count and protected links. Refused whole, naming the first bad field: a shape error, a body with
+ * disallowed HTML, or a record that appears twice (the same e-mail, website URL, article URL, or backlink source
+ * and target URL), which would otherwise import as one record overwritten by the other.
  */
 export const prepare = (input: unknown): Either.Either<PreparedFile, ImportRefused> =>
   Either.flatMap(decodeFile(input), (file) => {

@@ -34,7 +34,7 @@ const ArticleRecord = Schema.Struct({
   featured_image_url: Text,
   body: Schema.String,
   word_count: Schema.Number,
-  /** JSON, with the SHA-256 of the body (see Articles/StoredLinks.ts). */
+  /** As Articles/StoredLinks.storedLinks writes them. */
   protected_links: Schema.String,
   protected_links_sha256: Schema.Uint8ArrayFromSelf
 })
