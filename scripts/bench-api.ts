@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
 import autocannon from "autocannon"
 import pg from "pg"
+import { loadAverage } from "./LoadAverage.js"
 
 const ARTICLES = 100_000
 const CONNECTIONS = 50
@@ -407,12 +408,6 @@ const report = (runs: ReadonlyArray<Tally>, serviceList: Tally, baselineList: Ta
     console.log(`${run.label} p99: ${ms(p99)} ms (target < ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`)
   }
 }
-
-const loadAverage = () =>
-  os
-    .loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ")
 
 const main = async () => {
   console.log(
