@@ -7,33 +7,16 @@ import { fileURLToPath } from "node:url"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { type Console, Effect, Exit, Fiber, Layer, Option, TestClock } from "effect"
+import { Effect, Fiber, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { verifyPassword } from "../src/Auth/Passwords.js"
-import { runCbs } from "../src/Cli/Cli.js"
-import type { Database } from "../src/Database.js"
 import { DEMO_EMAIL } from "../src/Demo.js"
 import { extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
+import { cbs } from "./support/Cbs.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-
-/** Runs `cbs …args` in-process on this file's database; what it printed and how it ended. */
-const cbs = (...args: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const database = Layer.succeedContext(yield* Effect.context<Database>())
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
-    const base = yield* Effect.console
-    const capture: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => void stdout.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void stderr.push(parts.join(" ")))
-    }
-    const exit = yield* runCbs(["node", "cbs", ...args], database).pipe(Effect.withConsole(capture), Effect.exit)
-    return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
-  })
 
 const field = (output: string, name: string): string => {
   const match = new RegExp(`^${name}: (\\S+)$`, "m").exec(output)

@@ -4,26 +4,9 @@ import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { type Console, Effect, Exit, Layer, TestClock } from "effect"
-import { runCbs } from "../src/Cli/Cli.js"
-import type { Database } from "../src/Database.js"
+import { Effect, Layer, TestClock } from "effect"
+import { cbs } from "./support/Cbs.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
-
-/** Runs `cbs …args` in-process on this file's database; what it printed and how it ended. */
-const cbs = (...args: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const database = Layer.succeedContext(yield* Effect.context<Database>())
-    const stdout: Array<string> = []
-    const stderr: Array<string> = []
-    const base = yield* Effect.console
-    const capture: Console.Console = {
-      ...base,
-      log: (...parts) => Effect.sync(() => void stdout.push(parts.join(" "))),
-      error: (...parts) => Effect.sync(() => void stderr.push(parts.join(" ")))
-    }
-    const exit = yield* runCbs(["node", "cbs", ...args], database).pipe(Effect.withConsole(capture), Effect.exit)
-    return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
-  })
 
 const htmlFile = (contents: string) =>
   Effect.acquireRelease(

@@ -9,6 +9,7 @@ import type { Database } from "../src/Database.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { HttpServerLive } from "../src/Server.js"
 import { withSessionCookie } from "../src/Web/Session.js"
+import { type Browser, hiddenField, makeBrowser, REDIRECT_URI, type Reply } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -43,69 +44,12 @@ const SecondServerLive = Layer.scoped(
 const ServersLive = SecondServerLive.pipe(Layer.provideMerge(TestServerLive))
 
 // ---------------------------------------------------------------------------------------------------------------
-// A tiny browser: fetch without following redirects, with a cookie jar.
+// A browser (test/support/McpClient.ts) and what to read off its replies.
 
 /** The test server has no PUBLIC_BASE_URL, so its public address is http://localhost:<port>. */
 const publicBaseOf = (baseUrl: string) => `http://localhost:${new URL(baseUrl).port}`
 
-interface Reply {
-  readonly status: number
-  readonly headers: Headers
-  readonly text: string
-  readonly location: string | undefined
-}
-
-const FORM = { "content-type": "application/x-www-form-urlencoded" }
-
-const makeBrowser = (origin: string) => {
-  const jar = new Map<string, string>()
-  const send = (path: string, init: RequestInit = {}) =>
-    Effect.promise(async (): Promise<Reply> => {
-      const headers = new Headers(init.headers)
-      if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "))
-      const res = await fetch(`${origin}${path}`, { ...init, headers, redirect: "manual" })
-      for (const line of res.headers.getSetCookie()) {
-        const [pair = ""] = line.split(";")
-        const at = pair.indexOf("=")
-        const name = pair.slice(0, at)
-        const value = pair.slice(at + 1)
-        if (value === "" || /max-age=0(;|$)/i.test(line)) jar.delete(name)
-        else jar.set(name, value)
-      }
-      return {
-        status: res.status,
-        headers: res.headers,
-        text: await res.text(),
-        location: res.headers.get("location") ?? undefined
-      }
-    })
-  return {
-    jar,
-    get: (path: string, headers: Record<string, string> = {}) => send(path, { headers }),
-    post: (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-      send(path, { method: "POST", headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() }),
-    postJson: (path: string, body: unknown) =>
-      send(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
-    send
-  }
-}
-type Browser = ReturnType<typeof makeBrowser>
-
 const json = (reply: Reply) => JSON.parse(reply.text)
-
-const decodeEntities = (text: string) =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&")
-
-/** The value of a hidden form field on a page. */
-const hiddenField = (page: string, name: string) => {
-  const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page)
-  return match === null ? undefined : decodeEntities(match[1]!)
-}
 
 /** The query parameters of a redirect's Location. */
 const paramsOf = (location: string | undefined) => new URL(location ?? "http://invalid/").searchParams
@@ -113,7 +57,6 @@ const paramsOf = (location: string | undefined) => new URL(location ?? "http://i
 // ---------------------------------------------------------------------------------------------------------------
 // Flow helpers.
 
-const REDIRECT_URI = "http://127.0.0.1:33418/callback"
 const PASSWORD = "correct horse battery staple"
 
 const pkcePair = () => {

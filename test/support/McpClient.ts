@@ -10,7 +10,7 @@ import type {
 import { Effect } from "effect"
 
 // ---------------------------------------------------------------------------------------------------------------
-// A tiny browser: fetch without following redirects, with a cookie jar (the approach of test/OAuth.test.ts).
+// A tiny browser: fetch without following redirects, with a cookie jar.
 
 export interface Reply {
   readonly status: number
@@ -46,9 +46,11 @@ export const makeBrowser = (origin: string) => {
     })
   return {
     jar,
-    get: (target: string | URL) => send(target),
-    post: (target: string | URL, fields: Record<string, string>) =>
-      send(target, { method: "POST", headers: FORM, body: new URLSearchParams(fields).toString() }),
+    get: (target: string | URL, headers: Record<string, string> = {}) => send(target, { headers }),
+    post: (target: string | URL, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+      send(target, { method: "POST", headers: { ...FORM, ...headers }, body: new URLSearchParams(fields).toString() }),
+    postJson: (target: string | URL, body: unknown) =>
+      send(target, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     send
   }
 }
