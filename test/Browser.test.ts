@@ -4,9 +4,8 @@ import { Effect, Layer, TestClock } from "effect"
 import type { Page } from "playwright-core"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { ChromiumLive, inBrowser, newPage, screenshot } from "./support/Browser.js"
-import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
-import { apiStatus, PASSWORD } from "./support/WebPages.js"
+import { apiStatus, PASSWORD, readByApiAndMcp } from "./support/WebPages.js"
 
 /**
  * Under `layer(...)` the server runs on the test clock, which starts at the epoch; the browser's requests meet that
@@ -257,19 +256,8 @@ layer(Layer.merge(TestServerLive, ChromiumLive))("browser", (it) => {
     it.scoped("the activity log lists the article's API and MCP calls", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { app, page, email, articleId, key } = yield* withArticle
-        const api = yield* app.fetch(`/api/v1/articles/${articleId}`, { headers: { authorization: `Bearer ${key}` } })
-        yield* Effect.promise(() => api.text())
-        assert.strictEqual(api.status, 200)
-        const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
-        const { accessToken } = yield* signInWithSdk({
-          mcpUrl,
-          browser: makeBrowser(app.baseUrl),
-          user: { email, password: PASSWORD }
-        })
-        yield* TestClock.adjust("1 second")
-        const tool = yield* callToolRaw(mcpUrl, accessToken, "get_article", { article_id: articleId })
-        assert.isFalse(tool.isError)
+        const { page, email, articleId, key } = yield* withArticle
+        yield* readByApiAndMcp({ articleId, key, email })
 
         yield* signIn(page, email, `/articles/${articleId}`)
         yield* inBrowser(() => page.getByRole("link", { name: "Activity log" }).click())

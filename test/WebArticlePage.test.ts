@@ -2,9 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
-import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { assertPageHeaders, open, PASSWORD, rowWith, signedInAccount } from "./support/WebPages.js"
+import { assertPageHeaders, open, readByApiAndMcp, rowWith, signedInAccount } from "./support/WebPages.js"
 
 const startClock = TestClock.setTime(Date.now())
 
@@ -337,18 +336,7 @@ layer(TestServerLive)("web pages: article", (it) => {
         yield* startClock
         const { app, browser, articleId, accountId, email } = yield* withArticle
         const key = yield* app.makeKey(accountId)
-        const api = yield* app.fetch(`/api/v1/articles/${articleId}`, { headers: { authorization: `Bearer ${key}` } })
-        yield* Effect.promise(() => api.text())
-        assert.strictEqual(api.status, 200)
-        const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
-        const { accessToken } = yield* signInWithSdk({
-          mcpUrl,
-          browser: makeBrowser(app.baseUrl),
-          user: { email, password: PASSWORD }
-        })
-        yield* TestClock.adjust("1 second")
-        const tool = yield* callToolRaw(mcpUrl, accessToken, "get_article", { article_id: articleId })
-        assert.isFalse(tool.isError)
+        yield* readByApiAndMcp({ articleId, key, email })
         const page = yield* open(browser, `/articles/${articleId}/activity`)
         const mcpRow = rowWith(page.text, "get_article")
         assert.include(mcpRow, "MCP")

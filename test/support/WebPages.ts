@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
-import { type Browser, hiddenField, makeBrowser, type Reply } from "./McpClient.js"
+import { Effect, TestClock } from "effect"
+import { type Browser, callToolRaw, hiddenField, makeBrowser, type Reply, signInWithSdk } from "./McpClient.js"
 import { TestApp } from "./TestServer.js"
 
 export const PASSWORD = "correct horse battery staple"
@@ -74,4 +74,31 @@ export const apiStatus = (key: string) =>
     const reply = yield* app.fetch("/api/v1/sites", { headers: { authorization: `Bearer ${key}` } })
     yield* Effect.promise(() => reply.text())
     return reply.status
+  })
+
+/**
+ * Reads the article once through the API (with `key`) and once through the MCP tool get_article (signed in as
+ * `email`), a second apart, so that its activity log has one call of each.
+ */
+export const readByApiAndMcp = (options: {
+  readonly articleId: number
+  readonly key: string
+  readonly email: string
+}) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const api = yield* app.fetch(`/api/v1/articles/${options.articleId}`, {
+      headers: { authorization: `Bearer ${options.key}` }
+    })
+    yield* Effect.promise(() => api.text())
+    assert.strictEqual(api.status, 200)
+    const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
+    const { accessToken } = yield* signInWithSdk({
+      mcpUrl,
+      browser: makeBrowser(app.baseUrl),
+      user: { email: options.email, password: PASSWORD }
+    })
+    yield* TestClock.adjust("1 second")
+    const tool = yield* callToolRaw(mcpUrl, accessToken, "get_article", { article_id: options.articleId })
+    assert.isFalse(tool.isError)
   })
