@@ -1,7 +1,7 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "./Api.js"
 import { ArticleEdits } from "./ArticleEdits.js"
 import { ArticlesHttpLive } from "./Articles/Http.js"
@@ -15,6 +15,7 @@ import { Backlinks } from "./Backlinks.js"
 import { FeaturedImages } from "./FeaturedImages.js"
 import { ClientErrorsLive } from "./Http/Errors.js"
 import { HealthRoutesLive } from "./Http/Health.js"
+import { ApplicationApp } from "./Http/InProcess.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { serverMiddleware } from "./Http/Server.js"
 import { Limits } from "./Limits.js"
@@ -52,9 +53,28 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 /** Uploaded media: stored by the edit endpoints and tools, served at /media under the server's public URL. */
 const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Default))
 
+/**
+ * Paths are matched exactly: `/API/V1/...` and `/api/v1//articles/1` name no route (a trailing slash is still
+ * forgiven). A `;` in a path is refused before routing (see Http/Server.ts).
+ */
+const routerConfig = { caseSensitive: true, ignoreDuplicateSlashes: false }
+
+/**
+ * Serves the API and every plain route. Each request also carries the application itself (`ApplicationApp`), so
+ * that the agent tools can answer their calls through the same pipeline in process.
+ */
+const ServeLive = Effect.gen(function* () {
+  const app = yield* HttpApiBuilder.httpApp
+  return HttpServer.serve(Effect.provideService(app, ApplicationApp, app), serverMiddleware)
+}).pipe(
+  HttpRouter.withRouterConfig(routerConfig),
+  Layer.unwrapEffect,
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
+)
+
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
-  HttpApiBuilder.serve(serverMiddleware).pipe(
+  ServeLive.pipe(
     Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive, OAuthRoutesLive, McpRoutesLive, WebPagesLive]),
     Layer.provide(ApiLive),
     Layer.provideMerge(MediaLive),

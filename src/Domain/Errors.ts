@@ -162,27 +162,50 @@ export const EditLimitExceededBody = wire(EditLimitExceeded, "EditLimitExceeded"
   fields: withLimit
 })
 
-/** Every public error with its status, for the doors that do not go through HttpApi (the agent tools). */
-const publicErrors: ReadonlyArray<readonly [Schema.Schema.AnyNoContext, number]> = [
-  [UnauthorizedBody, 401],
-  [ForbiddenBody, 403],
-  [NotFoundBody, 404],
-  [ReplacementConflictBody, 409],
-  [PayloadTooLargeBody, 413],
-  [ValidationErrorBody, 422],
-  [DisallowedHtmlBody, 422],
-  [ProtectedLinkViolationBody, 422],
-  [UnsupportedImageBody, 422],
-  [ImageTooLargeBody, 422],
-  [RateLimitedBody, 429],
-  [EditLimitExceededBody, 429],
-  [InternalErrorBody, 500]
+export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", messageOnly) {}
+export const MethodNotAllowedBody = wire(MethodNotAllowed, "MethodNotAllowed", {
+  error: "method_not_allowed",
+  status: 405,
+  description: "The address does not take this method.",
+  fields: messageOnly
+})
+
+export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", messageOnly) {}
+export const UnavailableBody = wire(Unavailable, "Unavailable", {
+  error: "unavailable",
+  status: 503,
+  description: "The service is starting or shutting down; retry after the seconds in Retry-After.",
+  fields: messageOnly
+})
+
+/**
+ * Every public error, declared once above with its status and body. The doors that do not answer through HttpApi
+ * (plain routes, the agent tools) find an error's status and body here.
+ */
+const publicErrors: ReadonlyArray<Schema.Schema.AnyNoContext> = [
+  UnauthorizedBody,
+  ForbiddenBody,
+  NotFoundBody,
+  MethodNotAllowedBody,
+  ReplacementConflictBody,
+  PayloadTooLargeBody,
+  ValidationErrorBody,
+  DisallowedHtmlBody,
+  ProtectedLinkViolationBody,
+  UnsupportedImageBody,
+  ImageTooLargeBody,
+  RateLimitedBody,
+  EditLimitExceededBody,
+  InternalErrorBody,
+  UnavailableBody
 ]
 
 /** The public body and HTTP status of a service error, exactly as the HTTP interface answers it. */
 export const publicError = (error: unknown): { readonly status: number; readonly body: Record<string, unknown> } => {
-  for (const [schema, status] of publicErrors) {
-    if (Schema.is(schema)(error)) return { status, body: { ...Schema.encodeSync(schema)(error) } }
+  for (const schema of publicErrors) {
+    if (Schema.is(schema)(error)) {
+      return { status: HttpApiSchema.getStatusError(schema), body: { ...Schema.encodeSync(schema)(error) } }
+    }
   }
-  return { status: 500, body: { error: "internal_error", message: "Something went wrong on our side." } }
+  return publicError(new InternalError({ message: "Something went wrong on our side." }))
 }

@@ -16,12 +16,15 @@ import {
   ImageTooLargeBody,
   InternalError,
   InternalErrorBody,
+  NotFound,
   PayloadTooLarge,
   PayloadTooLargeBody,
   ValidationError,
   ValidationErrorBody
 } from "../Domain/Errors.js"
+import { errorResponse } from "./ErrorResponse.js"
 import { RequestId } from "./RequestId.js"
+import { pathOf } from "./Server.js"
 
 /** Largest JSON (or other non-multipart) request body: a 200 KB article has ample room. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -46,10 +49,7 @@ const internal = respond(InternalErrorBody, 500)
 
 /** A route that does not exist: the JSON body every other 404 has. */
 const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
-  HttpServerResponse.unsafeJson(
-    { error: "not_found", message: `No route for ${request.method} ${request.url.split("?")[0]}.` },
-    { status: 404 }
-  )
+  errorResponse(new NotFound({ message: `No route for ${request.method} ${pathOf(request.url)}.` }))
 )
 
 /** Anything unexpected: logged in full with the request id, answered with no internals. */

@@ -1,14 +1,32 @@
 import { randomUUID } from "node:crypto"
-import { HttpApp, HttpMiddleware, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { NotFound } from "../Domain/Errors.js"
+import { errorResponse } from "./ErrorResponse.js"
 import { RequestId } from "./RequestId.js"
+
+/** The path of a request URL, without its query string. */
+export const pathOf = (url: string) => url.split("?")[0] ?? url
+
+/**
+ * A `;` in a path names no route. The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
+ * `;` as the start of parameters), so such a path is answered 404 before routing.
+ */
+const withoutPathParameters = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    pathOf(request.url).includes(";")
+      ? Effect.succeed(
+          errorResponse(new NotFound({ message: `No route for ${request.method} ${pathOf(request.url)}.` }))
+        )
+      : app
+  )
 
 /**
  * Wraps the whole application: each request gets an id, sent back as `X-Request-Id` on every response (errors
  * included) and attached to every log line; a 401 says how to authenticate. Responses are added to through a
  * pre-response handler because the server has already sent them by the time a middleware's effect returns.
  */
-export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
+export const serverMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.gen(function* () {
     const requestId = randomUUID()
     yield* HttpApp.appendPreResponseHandler((_request, response) => {
@@ -20,7 +38,7 @@ export const serverMiddleware = (app: HttpApp.Default): HttpApp.Default =>
       )
     })
     // The access log line (method, url, status) carries the request id like every other line of the request.
-    return yield* HttpMiddleware.logger(app).pipe(
+    return yield* HttpMiddleware.logger(withoutPathParameters(app)).pipe(
       Effect.provideService(RequestId, requestId),
       Effect.annotateLogs("request_id", requestId)
     )

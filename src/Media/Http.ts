@@ -1,5 +1,7 @@
-import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
+import { NotFound } from "../Domain/Errors.js"
+import { errorResponse } from "../Http/ErrorResponse.js"
 import { MediaStore } from "./MediaStore.js"
 
 /** `GET /media/<sha256>.<ext>`: uploaded images, immutable, with their detected Content-Type. */
@@ -11,10 +13,7 @@ export const MediaRoutesLive = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const { name } = yield* HttpRouter.params
         const response = yield* media.respond(name ?? "")
-        return (
-          response ??
-          HttpServerResponse.unsafeJson({ error: "not_found", message: "No such media file." }, { status: 404 })
-        )
+        return response ?? errorResponse(new NotFound({ message: "No such media file." }))
       })
     )
   })
