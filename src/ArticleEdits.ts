@@ -3,9 +3,11 @@ import { Effect, Option } from "effect"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
 import { protectedLinksOf } from "./Articles/StoredLinks.js"
 import { withBody } from "./Articles.js"
+import { CurrentCall } from "./Audit/CallLog.js"
+import { AuditRepo } from "./Audit/Repo.js"
 import { type RevisionOrigin, RevisionsRepo } from "./Audit/RevisionsRepo.js"
-import type { Credential } from "./Auth/CurrentCredential.js"
 import type { PatchArticlePayload, UpdateArticlePayload } from "./Domain/ArticleEdits.js"
+import type { Credential } from "./Domain/Credential.js"
 import {
   DisallowedHtml,
   NotFound,
@@ -49,12 +51,13 @@ const sameContent = (a: ArticleContent, b: ArticleContent) =>
   a.featured_image_url === b.featured_image_url
 
 export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
-  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, Limits.Default],
+  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, AuditRepo.Default, Limits.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const articles = yield* ArticlesRepo
     const revisions = yield* RevisionsRepo
     const limits = yield* Limits
+    const audit = yield* AuditRepo
 
     /**
      * Runs one change in one transaction with the article row locked, so that concurrent changes apply one after
@@ -67,42 +70,54 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       edit: (current: ArticleRow) => Effect.Effect<Proposal, E>
     ) =>
       Effect.gen(function* () {
-        const found = yield* articles.lockWritable(context.credential.accountId, id)
-        if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
-        const current = found.value
-        const { content: next, sanitized } = yield* edit(current)
-        if (sameContent(current, next)) return withBody(current)
-        const bodyChanged = next.body !== current.body
-        const currentLinks = protectedLinksOf(current)
-        const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : currentLinks
-        if (bodyChanged) {
-          const concerned = compareProtectedLinks(currentLinks, links)
-          if (concerned.length > 0) {
-            return yield* new ProtectedLinkViolation({
-              message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
-              protected_links: concerned
-            })
+        const call = yield* Effect.serviceOption(CurrentCall)
+        let logged = false
+        const saved = yield* Effect.gen(function* () {
+          const found = yield* articles.lockWritable(context.credential.accountId, id)
+          if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
+          const current = found.value
+          const { content: next, sanitized } = yield* edit(current)
+          if (sameContent(current, next)) return withBody(current)
+          const bodyChanged = next.body !== current.body
+          const currentLinks = protectedLinksOf(current)
+          const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : currentLinks
+          if (bodyChanged) {
+            const concerned = compareProtectedLinks(currentLinks, links)
+            if (concerned.length > 0) {
+              return yield* new ProtectedLinkViolation({
+                message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
+                protected_links: concerned
+              })
+            }
           }
-        }
-        const words = bodyChanged
-          ? (sanitized?.wordCount ?? wordCount(next.body))
-          : (current.word_count ?? wordCount(next.body))
-        const revision = current.revision + 1
-        const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision, protected_links: links })
-        yield* revisions.insert({
-          article_id: id,
-          number: revision,
-          origin: context.origin,
-          reason: context.reason ?? null,
-          api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
-          user_id: context.credential.kind === "user" ? context.credential.id : null,
-          ...next
-        })
-        // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until
-        // the commit that follows, and if the quota is used up the whole change rolls back.
-        yield* limits.takeEdit(context.credential.accountId)
-        return withBody(saved, links)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          const words = bodyChanged
+            ? (sanitized?.wordCount ?? wordCount(next.body))
+            : (current.word_count ?? wordCount(next.body))
+          const revision = current.revision + 1
+          const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision, protected_links: links })
+          yield* revisions.insert({
+            article_id: id,
+            number: revision,
+            origin: context.origin,
+            reason: context.reason ?? null,
+            api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
+            user_id: context.credential.kind === "user" ? context.credential.id : null,
+            ...next
+          })
+          // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until
+          // the commit that follows, and if the quota is used up the whole change rolls back.
+          yield* limits.takeEdit(context.credential.accountId)
+          // The call that made the change is logged in the change's own transaction: a saved change is never
+          // missing from the call log, whatever happens to the process next.
+          if (Option.isSome(call)) {
+            yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
+            logged = true
+          }
+          return withBody(saved, links)
+        }).pipe(sql.withTransaction)
+        if (logged && Option.isSome(call)) yield* call.value.markRecorded
+        return saved
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     /** Any of title, body and meta description in one change (one revision): the editor's save. */
     const edit = (

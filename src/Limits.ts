@@ -1,6 +1,6 @@
 import { Clock, Effect, Option } from "effect"
-import type { Credential } from "./Auth/CurrentCredential.js"
 import { AppConfig } from "./Config.js"
+import type { Credential } from "./Domain/Credential.js"
 import { addDays, toCalendarDate } from "./Domain/Dates.js"
 import { EditLimitExceeded } from "./Domain/Errors.js"
 import type { AccountId } from "./Domain/Ids.js"

@@ -6,10 +6,11 @@ import { Api } from "./Api.js"
 import { ArticleEdits } from "./ArticleEdits.js"
 import { ArticlesHttpLive } from "./Articles/Http.js"
 import { Articles } from "./Articles.js"
+import { CallLogLive } from "./Audit/CallLog.js"
 import { AuditLog } from "./Audit.js"
 import { Accounts } from "./Auth/Accounts.js"
 import { ApiKeys } from "./Auth/ApiKeys.js"
-import { AuthenticationLive } from "./Auth/Http.js"
+import { AuthenticationLive } from "./Auth/Authentication.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
 import { FeaturedImages } from "./FeaturedImages.js"
@@ -17,9 +18,12 @@ import { ClientErrorsLive } from "./Http/Errors.js"
 import { HealthRoutesLive } from "./Http/Health.js"
 import { ApplicationApp } from "./Http/InProcess.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
+import { RequestBodyLive } from "./Http/RequestBodies.js"
 import { serverMiddleware } from "./Http/Server.js"
+import { RequestLimitLive } from "./Limits/RequestLimit.js"
 import { Limits } from "./Limits.js"
 import { McpRoutesLive } from "./Mcp/Http.js"
+import { deriveTools } from "./Mcp/Tools.js"
 import { MediaRoutesLive } from "./Media/Http.js"
 import { MediaStore } from "./Media/MediaStore.js"
 import { MetaHttpLive } from "./Meta/Http.js"
@@ -47,7 +51,7 @@ export const ServicesLive = Layer.mergeAll(
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([SitesHttpLive, ArticlesHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
-  Layer.provide(AuthenticationLive)
+  Layer.provide([AuthenticationLive, CallLogLive(Api), RequestLimitLive, RequestBodyLive(Api)])
 )
 
 /** Uploaded media: stored by the edit endpoints and tools, served at /media under the server's public URL. */
@@ -75,7 +79,14 @@ const ServeLive = Effect.gen(function* () {
 /** The HTTP server on `host:port` (port 0: any free port), with the API and its error handling. */
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
   ServeLive.pipe(
-    Layer.provide([ClientErrorsLive, MediaRoutesLive, HealthRoutesLive, OAuthRoutesLive, McpRoutesLive, WebPagesLive]),
+    Layer.provide([
+      ClientErrorsLive,
+      MediaRoutesLive,
+      HealthRoutesLive,
+      OAuthRoutesLive,
+      McpRoutesLive(deriveTools(Api)),
+      WebPagesLive
+    ]),
     Layer.provide(ApiLive),
     Layer.provideMerge(MediaLive),
     Layer.provideMerge(ServicesLive),

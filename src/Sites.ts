@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { Accounts } from "./Auth/Accounts.js"
-import type { Credential } from "./Auth/CurrentCredential.js"
+import type { Credential } from "./Domain/Credential.js"
 import { Forbidden, NotFound } from "./Domain/Errors.js"
 import type { AccountId, SiteId, UserId } from "./Domain/Ids.js"
 import { pageMeta } from "./Domain/Pagination.js"

@@ -1,5 +1,5 @@
 import { Clock, Effect, Either } from "effect"
-import type { Credential } from "./Auth/CurrentCredential.js"
+import type { Credential } from "./Domain/Credential.js"
 import { ValidationError } from "./Domain/Errors.js"
 import type { SiteId } from "./Domain/Ids.js"
 import { resolvePeriod } from "./Domain/Period.js"

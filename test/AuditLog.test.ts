@@ -310,21 +310,50 @@ layer(TestServerLive)("the call log", (it) => {
       })
     )
 
-    it.effect("a failing audit write does not fail the request: the PATCH answers 200 and the edit is saved", () =>
+    it.effect("a change whose call-log row cannot be written is not saved: the PATCH is a 500 and nothing changed", () =>
       Effect.gen(function* () {
         yield* setNow(NOW)
         const account = yield* accountWithArticle
         const path = `/api/v1/articles/${account.articleId}`
+        const before = yield* call("GET", path, account.key)
         const result = yield* withTableRenamed(
           "audit_log",
-          call("PATCH", path, account.key, { title: "Saved without a log" })
+          call("PATCH", path, account.key, { title: "Never saved without its log row" })
         )
+        assert.strictEqual(result.status, 500, JSON.stringify(result.body))
+        assert.strictEqual(result.body.error, "internal_error")
+        const read = yield* call("GET", path, account.key)
+        assert.strictEqual(read.body.data.title, before.body.data.title)
+        const sql = yield* SqlClient.SqlClient
+        const revisions = yield* sql<{ n: number }>`
+          select count(*)::int as n from article_revisions where article_id = ${account.articleId}`.pipe(Effect.orDie)
+        assert.strictEqual(revisions[0]!.n, 0)
+      })
+    )
+
+    it.effect("a saved change's call-log row is written in the change's transaction, before the response", () =>
+      Effect.gen(function* () {
+        yield* setNow(NOW)
+        const account = yield* accountWithArticle
+        const path = `/api/v1/articles/${account.articleId}`
+        const result = yield* call("PATCH", path, account.key, { title: "Logged with its change" })
+        assert.strictEqual(result.status, 200)
+        const rows = yield* entriesOf(result.requestId)
+        assert.lengthOf(rows, 1)
+        assert.strictEqual(rows[0]!.status, 200)
+        assert.strictEqual(rows[0]!.article_id, account.articleId)
+      })
+    )
+
+    it.effect("a failing audit write does not fail a read: the GET answers 200", () =>
+      Effect.gen(function* () {
+        yield* setNow(NOW)
+        const account = yield* accountWithArticle
+        const path = `/api/v1/articles/${account.articleId}`
+        const result = yield* withTableRenamed("audit_log", call("GET", path, account.key))
         assert.strictEqual(result.status, 200, JSON.stringify(result.body))
-        assert.strictEqual(result.body.data.title, "Saved without a log")
-        // The write really failed: the PATCH is not in the log.
         assert.lengthOf(yield* entriesOf(result.requestId), 0)
         const read = yield* call("GET", path, account.key)
-        assert.strictEqual(read.body.data.title, "Saved without a log")
         // Recording works again once the table is back.
         assert.lengthOf(yield* entriesOf(read.requestId), 1)
       })

@@ -386,7 +386,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
           const uploaded = yield* sdkToolData(client, "replace_featured_image", {
             article_id: later,
-            image_base64: PNG_BASE64
+            image: PNG_BASE64
           })
           const imageUrl: string = uploaded.data.featured_image_url
           assert.isTrue(imageUrl.startsWith(`${base}/media/`), imageUrl)

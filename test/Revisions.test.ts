@@ -3,7 +3,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { ArticleEdits } from "../src/ArticleEdits.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
-import type { Credential } from "../src/Auth/CurrentCredential.js"
+import type { Credential } from "../src/Domain/Credential.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
 

@@ -1,11 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Authentication } from "../Auth/Api.js"
 import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
 import {
   FeaturedImageJson,
   FeaturedImageMultipart,
   PatchArticlePayload,
+  strictBody,
   UpdateArticlePayload
 } from "../Domain/ArticleEdits.js"
 import { DateRangeQuery } from "../Domain/Dates.js"
@@ -20,8 +20,10 @@ import {
   UnsupportedImageBody,
   ValidationErrorBody
 } from "../Domain/Errors.js"
-import { ArticleId, PathId, SiteId } from "../Domain/Ids.js"
+import { ArticleId, ArticleSubject, PathId, SiteId } from "../Domain/Ids.js"
 import { DataResponse, ListResponse, PageQuery } from "../Domain/Pagination.js"
+import { AgentTool } from "../Http/AgentTool.js"
+import { authenticated } from "../Http/Authenticated.js"
 
 /** The filters of the articles list (shared by the endpoint and the agent tool). */
 export const ArticlesFilterFields = {
@@ -35,84 +37,127 @@ export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQue
 export type ArticlesQuery = typeof ArticlesQuery.Type
 
 export const SitePath = Schema.Struct({ id: PathId(SiteId, "Website id.") })
-export const ArticlePath = Schema.Struct({ id: PathId(ArticleId, "Article id.") })
+export const ArticlePath = Schema.Struct({ id: PathId(ArticleId, "Article id.") }).annotations({
+  [ArticleSubject]: "id"
+})
 
-export class ArticlesApi extends HttpApiGroup.make("articles")
-  .add(
-    HttpApiEndpoint.get("listArticles", "/sites/:id/articles")
-      .setPath(SitePath)
-      .setUrlParams(ArticlesQuery)
-      .addSuccess(ListResponse(Article, "Articles, newest published_at first (nulls last), then id descending."))
-      .addError(NotFoundBody)
-      .addError(ValidationErrorBody)
-      .annotate(OpenApi.Summary, "List a website's articles")
-      .annotate(
-        OpenApi.Description,
-        "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
-      )
-  )
-  .add(
-    HttpApiEndpoint.get("getArticle", "/articles/:id")
-      .setPath(ArticlePath)
-      .addSuccess(DataResponse(ArticleWithBody))
-      .addError(NotFoundBody)
-      .annotate(OpenApi.Summary, "Read an article with its body")
-      .annotate(
-        OpenApi.Description,
-        "Returns the article with its canonical HTML body and the protected links found in it."
-      )
-  )
-  .add(
-    HttpApiEndpoint.put("updateArticle", "/articles/:id")
-      .setPath(ArticlePath)
-      .setPayload(UpdateArticlePayload)
-      .addSuccess(DataResponse(ArticleWithBody))
-      .addError(NotFoundBody)
-      .addError(ValidationErrorBody)
-      .addError(DisallowedHtmlBody)
-      .addError(ProtectedLinkViolationBody)
-      .addError(PayloadTooLargeBody)
-      .addError(EditLimitExceededBody)
-      .annotate(OpenApi.Summary, "Replace an article's title and body")
-      .annotate(
-        OpenApi.Description,
-        "Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision with origin API; an edit that changes nothing stores none. Nothing is saved on any error."
-      )
-  )
-  .add(
-    HttpApiEndpoint.patch("patchArticle", "/articles/:id")
-      .setPath(ArticlePath)
-      .setPayload(PatchArticlePayload)
-      .addSuccess(DataResponse(ArticleWithBody))
-      .addError(NotFoundBody)
-      .addError(ReplacementConflictBody)
-      .addError(ValidationErrorBody)
-      .addError(DisallowedHtmlBody)
-      .addError(ProtectedLinkViolationBody)
-      .addError(PayloadTooLargeBody)
-      .addError(EditLimitExceededBody)
-      .annotate(OpenApi.Summary, "Edit an article in small steps")
-      .annotate(
-        OpenApi.Description,
-        "Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of title, meta_description and replacements is needed (422)."
-      )
-  )
-  .add(
-    HttpApiEndpoint.post("replaceFeaturedImage", "/articles/:id/featured-image")
-      .setPath(ArticlePath)
-      .setPayload(Schema.Union(HttpApiSchema.Multipart(FeaturedImageMultipart), FeaturedImageJson))
-      .addSuccess(DataResponse(Article))
-      .addError(NotFoundBody)
-      .addError(ValidationErrorBody)
-      .addError(UnsupportedImageBody)
-      .addError(ImageTooLargeBody)
-      .addError(PayloadTooLargeBody)
-      .addError(EditLimitExceededBody)
-      .annotate(OpenApi.Summary, "Replace an article's featured image")
-      .annotate(
-        OpenApi.Description,
-        "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision with origin API."
-      )
-  )
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Articles") {}
+const articleArg = { id: "article_id" }
+
+export class ArticlesApi extends authenticated(
+  HttpApiGroup.make("articles")
+    .add(
+      HttpApiEndpoint.get("listArticles", "/sites/:id/articles")
+        .setPath(SitePath)
+        .setUrlParams(ArticlesQuery)
+        .addSuccess(ListResponse(Article, "Articles, newest published_at first (nulls last), then id descending."))
+        .addError(NotFoundBody)
+        .addError(ValidationErrorBody)
+        .annotate(AgentTool, {
+          name: "list_articles",
+          title: "List a website's articles",
+          description:
+            "Lists a website's articles, newest published first, with title, address, status, target search term and word count, but not the body (read one with get_article). from and to (YYYY-MM-DD, inclusive, UTC) narrow it to the days published; status to draft, scheduled or published.",
+          readOnly: true,
+          idempotent: true,
+          pathArgs: { id: "site_id" }
+        })
+        .annotate(OpenApi.Summary, "List a website's articles")
+        .annotate(
+          OpenApi.Description,
+          "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
+        )
+    )
+    .add(
+      HttpApiEndpoint.get("getArticle", "/articles/:id")
+        .setPath(ArticlePath)
+        .addSuccess(DataResponse(ArticleWithBody))
+        .addError(NotFoundBody)
+        .annotate(AgentTool, {
+          name: "get_article",
+          title: "Read an article",
+          description:
+            "Reads one article with its HTML body and the protected links in it. Copy the text for update_article's replacements from this body: a find must match it exactly.",
+          readOnly: true,
+          idempotent: true,
+          pathArgs: articleArg
+        })
+        .annotate(OpenApi.Summary, "Read an article with its body")
+        .annotate(
+          OpenApi.Description,
+          "Returns the article with its canonical HTML body and the protected links found in it."
+        )
+    )
+    .add(
+      HttpApiEndpoint.put("updateArticle", "/articles/:id")
+        .setPath(ArticlePath)
+        .setPayload(strictBody(UpdateArticlePayload))
+        .addSuccess(DataResponse(ArticleWithBody))
+        .addError(NotFoundBody)
+        .addError(ValidationErrorBody)
+        .addError(DisallowedHtmlBody)
+        .addError(ProtectedLinkViolationBody)
+        .addError(PayloadTooLargeBody)
+        .addError(EditLimitExceededBody)
+        .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
+        .annotate(OpenApi.Summary, "Replace an article's title and body")
+        .annotate(
+          OpenApi.Description,
+          "Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision (origin API, or MCP for the agent tool); an edit that changes nothing stores none. Nothing is saved on any error."
+        )
+    )
+    .add(
+      HttpApiEndpoint.patch("patchArticle", "/articles/:id")
+        .setPath(ArticlePath)
+        .setPayload(strictBody(PatchArticlePayload))
+        .addSuccess(DataResponse(ArticleWithBody))
+        .addError(NotFoundBody)
+        .addError(ReplacementConflictBody)
+        .addError(ValidationErrorBody)
+        .addError(DisallowedHtmlBody)
+        .addError(ProtectedLinkViolationBody)
+        .addError(PayloadTooLargeBody)
+        .addError(EditLimitExceededBody)
+        .annotate(AgentTool, {
+          name: "update_article",
+          title: "Edit an article",
+          description:
+            "Edits an article. For small changes send replacements (exact find-and-replace on the body as get_article returns it, applied in order; each find must occur exactly once unless all is true) and/or title or meta_description. To rewrite the whole body send body, with an optional title, instead; body cannot be combined with meta_description or replacements. Protected links (data-service-protected) must stay exactly as they are (they may move), and none may be added. Every change is kept as a revision the user can restore; an edit that changes nothing keeps none. Say why in reason.",
+          readOnly: false,
+          idempotent: false,
+          pathArgs: articleArg
+        })
+        .annotate(OpenApi.Summary, "Edit an article in small steps")
+        .annotate(
+          OpenApi.Description,
+          "Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of title, meta_description and replacements is needed (422)."
+        )
+    )
+    .add(
+      HttpApiEndpoint.post("replaceFeaturedImage", "/articles/:id/featured-image")
+        .setPath(ArticlePath)
+        .setPayload(
+          Schema.Union(HttpApiSchema.Multipart(strictBody(FeaturedImageMultipart)), strictBody(FeaturedImageJson))
+        )
+        .addSuccess(DataResponse(Article))
+        .addError(NotFoundBody)
+        .addError(ValidationErrorBody)
+        .addError(UnsupportedImageBody)
+        .addError(ImageTooLargeBody)
+        .addError(PayloadTooLargeBody)
+        .addError(EditLimitExceededBody)
+        .annotate(AgentTool, {
+          name: "replace_featured_image",
+          title: "Replace an article's featured image",
+          description:
+            "Sets an article's featured image, from url (an absolute http or https address, kept as given) or from image: the file's bytes, base64-encoded (JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB), which the service then hosts. When both are sent, image wins. Kept as a revision like every change.",
+          readOnly: false,
+          idempotent: false,
+          pathArgs: articleArg
+        })
+        .annotate(OpenApi.Summary, "Replace an article's featured image")
+        .annotate(
+          OpenApi.Description,
+          "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool)."
+        )
+    )
+).annotate(OpenApi.Title, "Articles") {}

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { Api } from "../Api.js"
 import { ArticleEdits } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
-import { CurrentCredential } from "../Auth/CurrentCredential.js"
+import { CurrentCredential, currentOrigin } from "../Auth/CurrentCredential.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
 import { FeaturedImages } from "../FeaturedImages.js"
 import { requireId } from "../Http/RequireId.js"
@@ -30,8 +30,11 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
     const articles = yield* Articles
     const edits = yield* ArticleEdits
     const featuredImages = yield* FeaturedImages
+    /** Who changes the article and through which door (API, or MCP for an agent's tool call). */
     const apiContext = (reason: string | undefined) =>
-      Effect.map(CurrentCredential, (credential) => ({ credential, origin: "API" as const, reason }))
+      Effect.all({ credential: CurrentCredential, origin: currentOrigin }).pipe(
+        Effect.map(({ credential, origin }) => ({ credential, origin, reason }))
+      )
 
     return handlers
       .handle("listArticles", ({ path, urlParams }) =>

@@ -1,15 +1,14 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import { RateLimitedBody, UnauthorizedBody } from "../Domain/Errors.js"
+import { UnauthorizedBody } from "../Domain/Errors.js"
 import { CurrentCredential } from "./CurrentCredential.js"
 
 /**
- * API-key authentication, and the per-credential request limit (429 rate_limited) that every authenticated
- * request counts against. Both schemes are documented; whichever is used, `Authorization` is read first when
- * present (a malformed or unknown one is a 401 even if `X-API-Key` is also sent).
+ * Who is calling: an API key (`Authorization: Bearer <key>`, read first when present, or `X-API-Key`), or, for an
+ * agent's tool call answered in process, the signed-in user it runs for. A missing, malformed, unknown or revoked
+ * key is a 401, even when the other header holds a valid one.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Auth/Authentication", {
-  failure: Schema.Union(UnauthorizedBody, RateLimitedBody),
+  failure: UnauthorizedBody,
   provides: CurrentCredential,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(

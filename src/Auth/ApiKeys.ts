@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
+import type { Credential } from "../Domain/Credential.js"
 import type { AccountId, ApiKeyId } from "../Domain/Ids.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
-import type { Credential } from "./CurrentCredential.js"
 import { hashSecret, newSecret, sameHash } from "./Secrets.js"
 
 const KEY_PREFIX = "cbs_"

@@ -1,13 +1,20 @@
-import { Context } from "effect"
-import type { AccountId } from "../Domain/Ids.js"
+import { Context, Effect, Option } from "effect"
+import type { CallOrigin, Credential } from "../Domain/Credential.js"
 
-/** Who is making the request: an API key, or (through MCP and the web pages) a signed-in user. */
-export interface Credential {
-  readonly kind: "api_key" | "user"
-  readonly id: number
-  readonly accountId: AccountId
-  /** Admin credentials read every account's data; their writes still reach only their own account. */
-  readonly isAdmin: boolean
-}
-
+/** The credential of the request being served, provided by the `Authentication` middleware. */
 export class CurrentCredential extends Context.Tag("Auth/CurrentCredential")<CurrentCredential, Credential>() {}
+
+/**
+ * An agent's tool call, answered by the API in process: the signed-in user it runs for and the tool's name. It
+ * travels in the request's context, never in a header, so no request from outside can claim it.
+ */
+export class ToolCaller extends Context.Tag("Auth/ToolCaller")<
+  ToolCaller,
+  { readonly credential: Credential; readonly tool: string }
+>() {}
+
+/** The door of the request being served: MCP for a tool call answered in process, API otherwise. */
+export const currentOrigin: Effect.Effect<CallOrigin> = Effect.map(
+  Effect.serviceOption(ToolCaller),
+  (caller): CallOrigin => (Option.isSome(caller) ? "MCP" : "API")
+)

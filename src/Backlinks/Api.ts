@@ -1,28 +1,37 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { SitePath } from "../Articles/Api.js"
-import { Authentication } from "../Auth/Api.js"
 import { Backlink } from "../Domain/Backlink.js"
 import { DateRangeQuery } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse, PageQuery } from "../Domain/Pagination.js"
+import { AgentTool } from "../Http/AgentTool.js"
+import { authenticated } from "../Http/Authenticated.js"
 
 export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
 export type BacklinksQuery = typeof BacklinksQuery.Type
 
-export class BacklinksApi extends HttpApiGroup.make("backlinks")
-  .add(
+export class BacklinksApi extends authenticated(
+  HttpApiGroup.make("backlinks").add(
     HttpApiEndpoint.get("listBacklinks", "/sites/:id/backlinks")
       .setPath(SitePath)
       .setUrlParams(BacklinksQuery)
       .addSuccess(ListResponse(Backlink, "Backlinks, newest acquired_at first, then id descending."))
       .addError(NotFoundBody)
       .addError(ValidationErrorBody)
+      .annotate(AgentTool, {
+        name: "list_backlinks",
+        title: "List a website's backlinks",
+        description:
+          "Lists the backlinks acquired for a website, newest first, each marked industry or local, with its source, target, anchor and status. from and to (YYYY-MM-DD, inclusive, UTC) narrow it to the days acquired.",
+        readOnly: true,
+        idempotent: true,
+        pathArgs: { id: "site_id" }
+      })
       .annotate(OpenApi.Summary, "List a website's backlinks")
       .annotate(
         OpenApi.Description,
         "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive)."
       )
   )
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Backlinks") {}
+).annotate(OpenApi.Title, "Backlinks") {}

@@ -9,6 +9,13 @@ export const MAX_REPLACEMENTS = 50
 export const MAX_IMAGE_URL = 2048
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
 
+/**
+ * A request body that refuses fields it does not define, at any depth (`titel`, or `replacement` for `replace`),
+ * naming their path: a typo is never silently ignored.
+ */
+export const strictBody = <S extends Schema.Schema.Any>(schema: S) =>
+  schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
+
 /** 1 to 255 characters once trimmed; stored trimmed. */
 export const Title = Schema.String.pipe(
   Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
@@ -28,12 +35,12 @@ export const MetaDescription = Schema.String.pipe(maxLength(MAX_META_DESCRIPTION
 
 export const Body = Schema.String.annotations({
   description:
-    "The new HTML body. Sanitised as the editor does: allowed content elements and attributes are kept, other elements unwrapped; scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused with 422 disallowed_html. Every protected link of the current body must be kept (it may move); none may be added."
+    "The new HTML body. Sanitised as the editor does: allowed content elements and attributes are kept, other elements unwrapped; scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Every protected link of the current body must be kept (it may move); none may be added."
 })
 
 export const Replacement = Schema.Struct({
   find: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
-    description: "Exact, case-sensitive text to find in the body as GET returns it."
+    description: "Exact, case-sensitive text to find in the body, as the article is read."
   }),
   replace: Schema.optional(Schema.String.annotations({ description: "Replacement text (default: empty)." })),
   all: Schema.optional(
@@ -46,7 +53,7 @@ export const Replacement = Schema.Struct({
 export const Replacements = Schema.Array(Replacement)
   .pipe(maxItems(MAX_REPLACEMENTS))
   .annotations({
-    description: `Up to ${MAX_REPLACEMENTS} replacements, applied in order, each on the result of the one before. If any fails, nothing is saved (409 replacement_conflict).`
+    description: `Up to ${MAX_REPLACEMENTS} replacements, applied in order, each on the result of the one before. If any fails, nothing is saved (replacement_conflict).`
   })
 
 export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(
@@ -62,13 +69,7 @@ export class PatchArticlePayload extends Schema.Class<PatchArticlePayload>("Patc
   {
     title: Schema.optional(Title),
     meta_description: Schema.optional(MetaDescription),
-    replacements: Schema.optional(
-      Schema.Array(Replacement)
-        .pipe(maxItems(MAX_REPLACEMENTS))
-        .annotations({
-          description: `Up to ${MAX_REPLACEMENTS} replacements, applied in order, each on the result of the one before. If any fails, nothing is saved (409 replacement_conflict).`
-        })
-    ),
+    replacements: Schema.optional(Replacements),
     reason: Schema.optional(Reason)
   },
   { description: "Small edits; at least one of title, meta_description and replacements." }

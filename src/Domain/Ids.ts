@@ -26,3 +26,9 @@ export const PathId = <A extends number, I, R>(id: Schema.Schema<A, I, R>, descr
     decode: (s) => (idPattern.test(s) ? Option.some(Number(s) as A) : Option.none()),
     encode: (o) => Option.match(o, { onNone: () => "0", onSome: String })
   }).annotations({ description, jsonSchema: { type: "integer", minimum: 1, description } })
+
+/**
+ * Annotation on an endpoint's path schema: the field that names the article a call concerns, so that the call log
+ * records it from the decoded path (never from the raw URL).
+ */
+export const ArticleSubject = Symbol.for("content-backlink-service/ArticleSubject")

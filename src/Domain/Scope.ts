@@ -1,4 +1,4 @@
-import type { Credential } from "../Auth/CurrentCredential.js"
+import type { Credential } from "./Credential.js"
 import type { AccountId } from "./Ids.js"
 
 /**

@@ -1,51 +1,26 @@
-import {
-  HttpApiBuilder,
-  type HttpApp,
-  HttpIncomingMessage,
-  HttpServerRequest,
-  HttpServerResponse,
-  Multipart
-} from "@effect/platform"
-import { Cause, Data, Duration, Effect, Option, Schema } from "effect"
+import { HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
+import { Cause, Data, Duration, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { AppConfig } from "../Config.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
-import {
-  ImageTooLarge,
-  ImageTooLargeBody,
-  InternalError,
-  InternalErrorBody,
-  NotFound,
-  PayloadTooLarge,
-  PayloadTooLargeBody,
-  ValidationError,
-  ValidationErrorBody
-} from "../Domain/Errors.js"
+import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
 import { errorResponse } from "./ErrorResponse.js"
+import { bodyCapOf } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
 import { pathOf } from "./Server.js"
 
-/** Largest JSON (or other non-multipart) request body: a 200 KB article has ample room. */
-export const MAX_BODY_BYTES = 5 * 1024 * 1024
 /** Room for a multipart part's own headers on top of the 10 MiB image. */
 const MULTIPART_PART_HEADROOM = 64 * 1024
-/** Largest multipart request body: a 10 MiB image and its fields. */
-export const MAX_MULTIPART_BYTES = MAX_IMAGE_BYTES + 1024 * 1024
 
 const isTagged = (u: unknown, tag: string): u is { readonly _tag: string } =>
   typeof u === "object" && u !== null && "_tag" in u && u._tag === tag
 
-/** An error response built here rather than failed, so that every endpoint can answer it. */
-const respond =
-  <A, I>(schema: Schema.Schema<A, I>, status: number) =>
-  (error: A) =>
-    HttpServerResponse.unsafeJson(Schema.encodeSync(schema)(error), { status })
-
-const unprocessable = respond(ValidationErrorBody, 422)
-const imageTooLarge = respond(ImageTooLargeBody, 422)
-const payloadTooLarge = respond(PayloadTooLargeBody, 413)
-const internal = respond(InternalErrorBody, 500)
+// Error responses built here rather than failed, so that every route can answer them.
+const unprocessable = (error: ValidationError) => errorResponse(error)
+const imageTooLarge = (error: ImageTooLarge) => errorResponse(error)
+const payloadTooLarge = (error: PayloadTooLarge) => errorResponse(error)
+const internal = (error: InternalError) => errorResponse(error)
 
 /** A route that does not exist: the JSON body every other 404 has. */
 const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
@@ -88,8 +63,7 @@ export const ClientErrorsLive = HttpApiBuilder.middleware(
 const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const multipart = (request.headers["content-type"] ?? "").toLowerCase().includes("multipart/form-data")
-    const cap = multipart ? MAX_MULTIPART_BYTES : MAX_BODY_BYTES
+    const cap = bodyCapOf(pathOf(request.url), request.headers["content-type"])
     const declared = Number(request.headers["content-length"] ?? "0")
     if (Number.isFinite(declared) && declared > cap) {
       return payloadTooLarge(

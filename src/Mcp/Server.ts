@@ -1,5 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { NotFound, publicError } from "../Domain/Errors.js"
 import type { Tool } from "./Tools.js"
 
 /** What a tool call came to: the structured result, or the public error body with its HTTP status. */
@@ -15,7 +16,7 @@ const textOf = (value: unknown) => JSON.stringify(value, null, 2)
  */
 export const makeMcpServer = (
   tools: ReadonlyArray<Tool>,
-  call: (tool: Tool, args: unknown) => Promise<ToolOutcome>
+  call: (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
 ): Server => {
   const server = new Server(
     { name: "content-backlink-service", title: "Content and Backlink Service", version: "1.0.0" },
@@ -38,7 +39,7 @@ export const makeMcpServer = (
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const tool = tools.find((candidate) => candidate.name === request.params.name)
     if (tool === undefined) {
-      const body = { error: "not_found", message: `No tool named ${request.params.name}.` }
+      const { body } = publicError(new NotFound({ message: `No tool named ${request.params.name}.` }))
       return { isError: true, content: [{ type: "text", text: textOf(body) }] }
     }
     const outcome = await call(tool, request.params.arguments ?? {})

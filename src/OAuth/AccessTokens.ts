@@ -1,6 +1,6 @@
 import { Clock, Effect, Option } from "effect"
-import type { Credential } from "../Auth/CurrentCredential.js"
 import { hashSecret } from "../Auth/Secrets.js"
+import type { Credential } from "../Domain/Credential.js"
 import { OAuthRepo } from "./Repo.js"
 import { ACCESS_TOKEN_PREFIX } from "./Tokens.js"
 

@@ -1,11 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { SitePath } from "../Articles/Api.js"
-import { Authentication } from "../Auth/Api.js"
 import { CalendarDate } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { DataResponse } from "../Domain/Pagination.js"
 import { Stats } from "../Domain/Stats.js"
+import { AgentTool } from "../Http/AgentTool.js"
+import { authenticated } from "../Http/Authenticated.js"
 
 export const StatsQuery = Schema.Struct({
   period: Schema.optional(
@@ -24,19 +25,27 @@ export const StatsQuery = Schema.Struct({
 })
 export type StatsQuery = typeof StatsQuery.Type
 
-export class StatsApi extends HttpApiGroup.make("stats")
-  .add(
+export class StatsApi extends authenticated(
+  HttpApiGroup.make("stats").add(
     HttpApiEndpoint.get("getStats", "/sites/:id/stats")
       .setPath(SitePath)
       .setUrlParams(StatsQuery)
       .addSuccess(DataResponse(Stats))
       .addError(NotFoundBody)
       .addError(ValidationErrorBody)
+      .annotate(AgentTool, {
+        name: "get_stats",
+        title: "Count a website's work for a period",
+        description:
+          "Counts a website's published articles and acquired backlinks (industry and local) in a period: this_month (the default), last_month, last_30_days, a month YYYY-MM, a day YYYY-MM-DD, or from and to together (YYYY-MM-DD, inclusive, UTC). The answer gives the days it counted.",
+        readOnly: true,
+        idempotent: true,
+        pathArgs: { id: "site_id" }
+      })
       .annotate(OpenApi.Summary, "Read a website's counts for a period")
       .annotate(
         OpenApi.Description,
         "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. An unknown period, an impossible date, only one of from/to, or from after to: 422 validation_error."
       )
   )
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Stats") {}
+).annotate(OpenApi.Title, "Stats") {}

@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import type { Credential } from "../Auth/CurrentCredential.js"
+import type { Credential } from "../Domain/Credential.js"
 import type { UserId } from "../Domain/Ids.js"
 import type { PageMeta } from "../Domain/Pagination.js"
 import { head, html, htmlResponse, type SafeHtml } from "./Html.js"

@@ -1,0 +1,13 @@
+import type { AccountId } from "./Ids.js"
+
+/** Who is making a request: an API key, or (through MCP and the web pages) a signed-in user. */
+export interface Credential {
+  readonly kind: "api_key" | "user"
+  readonly id: number
+  readonly accountId: AccountId
+  /** Admin credentials read every account's data; their writes still reach only their own account. */
+  readonly isAdmin: boolean
+}
+
+/** The door a call came through, recorded with the call and with the revision a change stores. */
+export type CallOrigin = "API" | "MCP"

@@ -1,0 +1,30 @@
+import { Context } from "effect"
+
+/**
+ * Marks an endpoint as an agent (MCP) tool. Everything else a tool has (its input and output schemas, validation,
+ * errors, limits, the call log) follows from the endpoint it runs; these are only the words and hints an assistant
+ * needs, written for an assistant rather than for an HTTP client.
+ */
+export interface AgentToolSpec {
+  readonly name: string
+  readonly title: string
+  /** What the tool does and when an assistant should use it. */
+  readonly description: string
+  /** The tool changes nothing. */
+  readonly readOnly: boolean
+  /** Repeating a call with the same arguments has no further effect. */
+  readonly idempotent: boolean
+  /** Argument names for path parameters, e.g. `{ id: "article_id" }`, so the assistant knows which id it is. */
+  readonly pathArgs?: Readonly<Record<string, string>>
+}
+
+/** A tool that runs one of several endpoints: this endpoint answers the calls that carry the argument `when`. */
+export interface AgentToolVariant {
+  readonly name: string
+  readonly when: string
+  readonly pathArgs?: Readonly<Record<string, string>>
+}
+
+export class AgentTool extends Context.Tag("Http/AgentTool")<AgentTool, AgentToolSpec | AgentToolVariant>() {}
+
+export const isVariant = (spec: AgentToolSpec | AgentToolVariant): spec is AgentToolVariant => "when" in spec

@@ -1,0 +1,84 @@
+import {
+  HttpApi,
+  type HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSchema,
+  HttpRouter,
+  HttpServerRequest
+} from "@effect/platform"
+import { Effect, Layer, Option } from "effect"
+import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
+import { ValidationError, ValidationErrorBody } from "../Domain/Errors.js"
+
+/** Largest JSON (or other non-multipart) request body of the API: a 200 KB article has ample room. */
+export const MAX_BODY_BYTES = 5 * 1024 * 1024
+/** Largest multipart request body: a 10 MiB image and its fields. */
+export const MAX_MULTIPART_BYTES = MAX_IMAGE_BYTES + 1024 * 1024
+/** Largest request to /mcp: a 10 MiB image as base64 (about 13.4 MiB) and its JSON-RPC envelope. */
+export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024
+
+/** The media type of a Content-Type header, lower case, without parameters ("" when there is none). */
+export const mediaTypeOf = (contentType: string | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+
+/** The body cap of a request, by route: answered 413 before anything is read. */
+export const bodyCapOf = (path: string, contentType: string | undefined) =>
+  path === "/mcp"
+    ? MAX_MCP_BODY_BYTES
+    : mediaTypeOf(contentType) === "multipart/form-data"
+      ? MAX_MULTIPART_BYTES
+      : MAX_BODY_BYTES
+
+/**
+ * The content types an endpoint's body may have (after `Authentication`): JSON, and multipart where the endpoint's
+ * payload has a multipart form. Another or a missing content type is 422 `validation_error` saying which it takes,
+ * before the body is read, rather than a misleading message about its fields.
+ */
+export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Http/RequestBody", {
+  failure: ValidationErrorBody
+}) {}
+
+const accepted = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) => {
+  const types = new Map<string, ReadonlyArray<string>>()
+  HttpApi.reflect(api, {
+    onGroup: () => undefined,
+    onEndpoint: ({ endpoint }) => {
+      if (Option.isNone(endpoint.payloadSchema)) return
+      const ast = endpoint.payloadSchema.value.ast
+      const members = ast._tag === "Union" ? ast.types : [ast]
+      const multipart = members.some((member) => HttpApiSchema.getMultipart(member) !== undefined)
+      const json = members.some((member) => HttpApiSchema.getMultipart(member) === undefined)
+      types.set(`${endpoint.method} ${endpoint.path}`, [
+        ...(json ? ["application/json"] : []),
+        ...(multipart ? ["multipart/form-data"] : [])
+      ])
+    }
+  })
+  return types
+}
+
+export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) => {
+  const types = accepted(api)
+  return Layer.succeed(
+    RequestBody,
+    Effect.gen(function* () {
+      const { route } = yield* HttpRouter.RouteContext
+      const takes = types.get(`${route.method} ${route.path}`)
+      if (takes === undefined) return
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const contentType = request.headers["content-type"]
+      const sent = mediaTypeOf(contentType)
+      if (!takes.includes(sent)) {
+        return yield* new ValidationError({
+          message: `${sent === "" ? "The request has no Content-Type" : `Content-Type ${sent} is not accepted`}: this endpoint takes ${takes.join(" or ")}.`
+        })
+      }
+      if (sent === "multipart/form-data" && !/;\s*boundary=/i.test(contentType ?? "")) {
+        return yield* new ValidationError({ message: "A multipart/form-data body needs a boundary parameter." })
+      }
+    })
+  )
+}

@@ -1,0 +1,78 @@
+import { Either } from "effect"
+import { ValidationError } from "../Domain/Errors.js"
+import type { Tool, ToolRoute } from "./Tools.js"
+
+type Args = Readonly<Record<string, unknown>>
+
+const base64Pattern = /^[A-Za-z0-9+/]*={0,2}$/
+
+const textOf = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
+
+/** The route that answers a call: the one whose `when` argument is present, else the one without `when`. */
+const routeFor = (tool: Tool, args: Args): ToolRoute | undefined =>
+  tool.routes.find((route) => route.when !== undefined && args[route.when] !== undefined) ??
+  tool.routes.find((route) => route.when === undefined)
+
+const fileOf = (arg: string, value: unknown): Either.Either<Blob, ValidationError> => {
+  const text = typeof value === "string" ? value.replace(/\s+/g, "") : undefined
+  return text !== undefined && text.length % 4 === 0 && base64Pattern.test(text)
+    ? Either.right(new Blob([Buffer.from(text, "base64")]))
+    : Either.left(new ValidationError({ message: `${arg}: must be the file's bytes, base64-encoded` }))
+}
+
+/**
+ * The request a tool call makes to its endpoint, answered in process by the same pipeline as an HTTP request:
+ * path arguments fill the path, query and header arguments their places, and the rest is the body (JSON, or
+ * multipart when a file argument is sent), so that the endpoint's own decoding judges them, unknown ones included.
+ * Only what cannot be put into a request at all is refused here.
+ */
+export const toolRequest = (tool: Tool, args: Args): Either.Either<Request, ValidationError> =>
+  Either.gen(function* () {
+    const known = Object.keys((tool.inputSchema["properties"] ?? {}) as object)
+    const unknown = Object.keys(args).find((name) => !known.includes(name))
+    if (unknown !== undefined) {
+      return yield* Either.left(
+        new ValidationError({ message: `${unknown}: is unexpected; ${tool.name} takes ${known.join(", ")}` })
+      )
+    }
+    const route = routeFor(tool, args)
+    if (route === undefined)
+      return yield* Either.left(new ValidationError({ message: "No endpoint for these arguments" }))
+    let path = route.path
+    for (const { param, arg } of route.pathArgs) {
+      const value = args[arg]
+      if (value === undefined) return yield* Either.left(new ValidationError({ message: `${arg}: is missing` }))
+      // Path parameters are ids: the tool's schema says positive integer, and a call is held to it.
+      if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+        return yield* Either.left(new ValidationError({ message: `${arg}: must be a positive integer` }))
+      }
+      path = path.replace(`:${param}`, encodeURIComponent(String(value)))
+    }
+    const query = new URLSearchParams()
+    for (const arg of route.queryArgs) if (args[arg] !== undefined) query.set(arg, textOf(args[arg]))
+    const headers = new Headers()
+    for (const { header, arg } of route.headerArgs) if (args[arg] !== undefined) headers.set(header, textOf(args[arg]))
+    const taken = new Set([
+      ...route.pathArgs.map((p) => p.arg),
+      ...route.queryArgs,
+      ...route.headerArgs.map((h) => h.arg)
+    ])
+    const fields = Object.entries(args).filter(([name, value]) => !taken.has(name) && value !== undefined)
+    const search = query.size === 0 ? "" : `?${query.toString()}`
+    const url = `http://in-process${path}${search}`
+    if (!route.hasPayload) {
+      const extra = fields[0]
+      if (extra !== undefined) return yield* Either.left(new ValidationError({ message: `${extra[0]}: is unexpected` }))
+      return new Request(url, { method: route.method, headers })
+    }
+    if (fields.some(([name]) => route.fileArgs.includes(name))) {
+      const form = new FormData()
+      for (const [name, value] of fields) {
+        if (route.fileArgs.includes(name)) form.append(name, yield* fileOf(name, value), name)
+        else form.append(name, textOf(value))
+      }
+      return new Request(url, { method: route.method, headers, body: form })
+    }
+    headers.set("content-type", "application/json")
+    return new Request(url, { method: route.method, headers, body: JSON.stringify(Object.fromEntries(fields)) })
+  })
