@@ -310,25 +310,27 @@ layer(TestServerLive)("the call log", (it) => {
       })
     )
 
-    it.effect("a change whose call-log row cannot be written is not saved: the PATCH is a 500 and nothing changed", () =>
-      Effect.gen(function* () {
-        yield* setNow(NOW)
-        const account = yield* accountWithArticle
-        const path = `/api/v1/articles/${account.articleId}`
-        const before = yield* call("GET", path, account.key)
-        const result = yield* withTableRenamed(
-          "audit_log",
-          call("PATCH", path, account.key, { title: "Never saved without its log row" })
-        )
-        assert.strictEqual(result.status, 500, JSON.stringify(result.body))
-        assert.strictEqual(result.body.error, "internal_error")
-        const read = yield* call("GET", path, account.key)
-        assert.strictEqual(read.body.data.title, before.body.data.title)
-        const sql = yield* SqlClient.SqlClient
-        const revisions = yield* sql<{ n: number }>`
+    it.effect(
+      "a change whose call-log row cannot be written is not saved: the PATCH is a 500 and nothing changed",
+      () =>
+        Effect.gen(function* () {
+          yield* setNow(NOW)
+          const account = yield* accountWithArticle
+          const path = `/api/v1/articles/${account.articleId}`
+          const before = yield* call("GET", path, account.key)
+          const result = yield* withTableRenamed(
+            "audit_log",
+            call("PATCH", path, account.key, { title: "Never saved without its log row" })
+          )
+          assert.strictEqual(result.status, 500, JSON.stringify(result.body))
+          assert.strictEqual(result.body.error, "internal_error")
+          const read = yield* call("GET", path, account.key)
+          assert.strictEqual(read.body.data.title, before.body.data.title)
+          const sql = yield* SqlClient.SqlClient
+          const revisions = yield* sql<{ n: number }>`
           select count(*)::int as n from article_revisions where article_id = ${account.articleId}`.pipe(Effect.orDie)
-        assert.strictEqual(revisions[0]!.n, 0)
-      })
+          assert.strictEqual(revisions[0]!.n, 0)
+        })
     )
 
     it.effect("a saved change's call-log row is written in the change's transaction, before the response", () =>

@@ -933,4 +933,184 @@ layer(TestServerLive)("MCP interface", (it) => {
         })
     )
   })
+
+  describe("one definition, every door", () => {
+    /** A write through REST with an API key: status and JSON body. */
+    const restWrite = (key: string, method: string, path: string, body: unknown) =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const res = yield* app.fetch(`/api/v1${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(body)
+        })
+        return { status: res.status, body: yield* Effect.promise(() => res.json()) }
+      })
+
+    /** The call-log rows and revisions of an article, oldest first, without ids, times and who. */
+    const storyOf = (articleId: ArticleId) =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const calls = yield* sql<{ origin: string; method: string | null; tool: string | null; status: number }>`
+          select origin, method, tool, status from audit_log where article_id = ${articleId} order by id`.pipe(
+          Effect.orDie
+        )
+        const revisions = yield* sql<{ number: number; origin: string; reason: string | null; title: string | null }>`
+          select number, origin, reason, title from article_revisions where article_id = ${articleId}
+          order by number`.pipe(Effect.orDie)
+        return { calls, revisions }
+      })
+
+    it.effect("tools/list has no schema titles, no HTTP wording, and is under 12,000 characters", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const { mcpUrl } = yield* context
+        const reply = yield* postRpc(mcpUrl, session.token, toolsList)
+        assert.strictEqual(reply.status, 200)
+        assert.isBelow(reply.text.length, 12_000)
+        const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<Record<string, unknown>>
+        assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...EDIT_TOOLS].sort())
+        const text = JSON.stringify(tools)
+        for (const label of [
+          "positive",
+          "int",
+          "nonNegative",
+          "maxLength(",
+          "minLength(",
+          "itemsCount(",
+          "maxItems("
+        ]) {
+          assert.notInclude(text, `"title":"${label}`, label)
+        }
+        for (const wording of [
+          /multipart/i,
+          /form-data/i,
+          /\bheader/i,
+          /\bHTTP\b/,
+          /\b(GET|PUT|PATCH|POST)\b/,
+          /\b[45]\d\d [a-z]+_[a-z_]+/,
+          /API key/i,
+          /key's/,
+          /origin API/
+        ]) {
+          assert.notMatch(text, wording, String(wording))
+        }
+      })
+    )
+
+    it.effect("each tool's input schema holds its endpoint's path, query and payload parameters", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const { mcpUrl } = yield* context
+        const reply = yield* postRpc(mcpUrl, session.token, toolsList)
+        const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<{
+          readonly name: string
+          readonly inputSchema: { readonly properties: Record<string, unknown>; readonly required?: Array<string> }
+          readonly outputSchema: { readonly properties: Record<string, unknown> }
+        }>
+        const byName = new Map(tools.map((tool) => [tool.name, tool]))
+        const expected: Record<string, ReadonlyArray<string>> = {
+          list_sites: ["account", "website", "page", "per_page"],
+          list_articles: ["site_id", "from", "to", "status", "page", "per_page"],
+          get_article: ["article_id"],
+          list_backlinks: ["site_id", "from", "to", "page", "per_page"],
+          get_stats: ["site_id", "period", "from", "to"],
+          update_article: ["article_id", "title", "body", "meta_description", "replacements", "reason"],
+          replace_featured_image: ["article_id", "image", "url", "reason"]
+        }
+        for (const [name, properties] of Object.entries(expected)) {
+          const tool = byName.get(name)!
+          assert.sameMembers(Object.keys(tool.inputSchema.properties), [...properties], name)
+          assert.isDefined(tool.outputSchema.properties["data"], name)
+        }
+        assert.deepStrictEqual(byName.get("update_article")!.inputSchema.required, ["article_id"])
+      })
+    )
+
+    it.effect("a tool's call-log row and revision equal its endpoint's, with origin MCP and the tool's name", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const app = yield* TestApp
+        const fixtures = yield* makeFixtures(session.accountId)
+        const id = fixtures.later
+        const viaRest = yield* restWrite(session.key, "PATCH", `/articles/${id}`, { title: "By REST", reason: "r1" })
+        assert.strictEqual(viaRest.status, 200)
+        const viaMcp = yield* toolData(session, "update_article", { article_id: id, title: "By MCP", reason: "r2" })
+        assert.strictEqual(viaMcp.data.title, "By MCP")
+        yield* toolError(session, "update_article", { article_id: id, replacements: [{ find: "absent" }] })
+        yield* rest(session.key, `/articles/${id}`)
+        yield* toolData(session, "get_article", { article_id: id })
+        const { calls, revisions } = yield* storyOf(id)
+        assert.deepStrictEqual(calls, [
+          { origin: "API", method: "PATCH", tool: null, status: 200 },
+          { origin: "MCP", method: null, tool: "update_article", status: 200 },
+          { origin: "MCP", method: null, tool: "update_article", status: 409 },
+          { origin: "API", method: "GET", tool: null, status: 200 },
+          { origin: "MCP", method: null, tool: "get_article", status: 200 }
+        ])
+        assert.deepStrictEqual(
+          revisions.map(({ origin, reason, title }) => ({ origin, reason, title })),
+          [
+            { origin: "API", reason: "r1", title: "By REST" },
+            { origin: "MCP", reason: "r2", title: "By MCP" }
+          ]
+        )
+        void app
+      })
+    )
+
+    it.effect("unknown fields at any depth are validation_error naming their path, through REST and MCP alike", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const { later } = yield* makeFixtures(session.accountId)
+        const before = yield* storedArticle(later)
+        const typo = { replacements: [{ find: "boilers", replacement: "radiators" }] }
+        const viaRest = yield* restWrite(session.key, "PATCH", `/articles/${later}`, typo)
+        assert.strictEqual(viaRest.status, 422)
+        assert.strictEqual(viaRest.body.error, "validation_error")
+        assert.include(viaRest.body.message, "replacements.0.replacement")
+        const viaMcp = yield* toolError(session, "update_article", { article_id: later, ...typo })
+        assert.deepStrictEqual(viaMcp, viaRest.body)
+        const titel = yield* restWrite(session.key, "PATCH", `/articles/${later}`, { titel: "New" })
+        assert.strictEqual(titel.status, 422)
+        assert.include(titel.body.message, "titel")
+        const titelMcp = yield* toolError(session, "update_article", { article_id: later, titel: "New" })
+        assert.strictEqual(titelMcp.error, "validation_error")
+        assert.include(titelMcp.message, "titel")
+        const mixed = yield* toolError(session, "update_article", {
+          article_id: later,
+          body: "<p>New.</p>",
+          meta_description: "x"
+        })
+        assert.strictEqual(mixed.error, "validation_error")
+        assert.include(mixed.message, "meta_description")
+        assert.deepStrictEqual(yield* storedArticle(later), before)
+      })
+    )
+
+    it.effect("a 9 MiB image through replace_featured_image lands; an 11 MiB one is image_too_large", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const { later } = yield* makeFixtures(session.accountId)
+        const png = Buffer.from(PNG_BASE64, "base64")
+        const padded = (size: number) => Buffer.concat([png, Buffer.alloc(size - png.length)]).toString("base64")
+        const landed = yield* toolData(session, "replace_featured_image", {
+          article_id: later,
+          image: padded(9 * 1024 * 1024)
+        })
+        assert.match(landed.data.featured_image_url, /\/media\/[0-9a-f]{64}\.png$/)
+        const refused = yield* toolError(session, "replace_featured_image", {
+          article_id: later,
+          image: padded(11 * 1024 * 1024)
+        })
+        assert.strictEqual(refused.error, "image_too_large")
+        assert.strictEqual(refused.limit, 10 * 1024 * 1024)
+      })
+    )
+  })
 })

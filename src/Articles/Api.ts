@@ -56,7 +56,7 @@ export class ArticlesApi extends authenticated(
           name: "list_articles",
           title: "List a website's articles",
           description:
-            "Lists a website's articles, newest published first, with title, address, status, target search term and word count, but not the body (read one with get_article). from and to (YYYY-MM-DD, inclusive, UTC) narrow it to the days published; status to draft, scheduled or published.",
+            "Lists a website's articles, newest published first, with title, address, status, target search term and word count (get_article reads the body). from and to narrow it to the days published, status to one status.",
           readOnly: true,
           idempotent: true,
           pathArgs: { id: "site_id" }
@@ -64,7 +64,7 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Summary, "List a website's articles")
         .annotate(
           OpenApi.Description,
-          "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
+          "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive; either alone bounds only its side) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
         )
     )
     .add(
@@ -121,7 +121,7 @@ export class ArticlesApi extends authenticated(
           name: "update_article",
           title: "Edit an article",
           description:
-            "Edits an article. For small changes send replacements (exact find-and-replace on the body as get_article returns it, applied in order; each find must occur exactly once unless all is true) and/or title or meta_description. To rewrite the whole body send body, with an optional title, instead; body cannot be combined with meta_description or replacements. Protected links (data-service-protected) must stay exactly as they are (they may move), and none may be added. Every change is kept as a revision the user can restore; an edit that changes nothing keeps none. Say why in reason.",
+            "Edits an article. For small changes send replacements (exact find-and-replace on the body as get_article returns it, in order; each find must occur once, or with all at least once) and/or title or meta_description. To rewrite the body send body (and optionally title) alone. Protected links (data-service-protected) must stay exactly as they are, though they may move. Every change is kept as a revision the user can restore. Say why in reason.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg
@@ -149,7 +149,7 @@ export class ArticlesApi extends authenticated(
           name: "replace_featured_image",
           title: "Replace an article's featured image",
           description:
-            "Sets an article's featured image, from url (an absolute http or https address, kept as given) or from image: the file's bytes, base64-encoded (JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB), which the service then hosts. When both are sent, image wins. Kept as a revision like every change.",
+            "Sets an article's featured image from url (an absolute http or https address) or from image: the file's bytes, base64-encoded (JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB), which the service then hosts. image wins when both are sent.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg

@@ -23,7 +23,7 @@ export class BacklinksApi extends authenticated(
         name: "list_backlinks",
         title: "List a website's backlinks",
         description:
-          "Lists the backlinks acquired for a website, newest first, each marked industry or local, with its source, target, anchor and status. from and to (YYYY-MM-DD, inclusive, UTC) narrow it to the days acquired.",
+          "Lists the backlinks acquired for a website, newest first, each marked industry or local, with its source, target, anchor and status. from and to narrow it to the days acquired.",
         readOnly: true,
         idempotent: true,
         pathArgs: { id: "site_id" }
@@ -31,7 +31,7 @@ export class BacklinksApi extends authenticated(
       .annotate(OpenApi.Summary, "List a website's backlinks")
       .annotate(
         OpenApi.Description,
-        "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive)."
+        "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
       )
   )
 ).annotate(OpenApi.Title, "Backlinks") {}

@@ -35,7 +35,7 @@ export const MetaDescription = Schema.String.pipe(maxLength(MAX_META_DESCRIPTION
 
 export const Body = Schema.String.annotations({
   description:
-    "The new HTML body. Sanitised as the editor does: allowed content elements and attributes are kept, other elements unwrapped; scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Every protected link of the current body must be kept (it may move); none may be added."
+    "The new HTML body, sanitised as the editor does (other elements unwrapped, other attributes dropped). Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Every protected link must be kept (it may move); none may be added."
 })
 
 export const Replacement = Schema.Struct({

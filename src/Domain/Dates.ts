@@ -36,12 +36,10 @@ export const Timestamp = Schema.String.annotations({
 /** Optional `from`/`to` query parameters of the list endpoints. */
 export const DateRangeQuery = {
   from: Schema.optional(
-    CalendarDate.annotations({
-      description: "First day (YYYY-MM-DD, UTC, inclusive). Alone, it bounds only that side."
-    })
+    CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive)." })
   ),
   to: Schema.optional(
-    CalendarDate.annotations({ description: "Last day (YYYY-MM-DD, UTC, inclusive). Alone, it bounds only that side." })
+    CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive)." })
   )
 }
 

@@ -1,12 +1,13 @@
 import { HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
 import { Cause, Data, Duration, Effect, Option } from "effect"
 import { Api } from "../Api.js"
+import { ToolCaller } from "../Auth/CurrentCredential.js"
 import { AppConfig } from "../Config.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
 import { errorResponse } from "./ErrorResponse.js"
-import { bodyCapOf } from "./RequestBodies.js"
+import { bodyCapOf, MAX_MCP_BODY_BYTES } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
 import { pathOf } from "./Server.js"
 
@@ -63,7 +64,10 @@ export const ClientErrorsLive = HttpApiBuilder.middleware(
 const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const cap = bodyCapOf(pathOf(request.url), request.headers["content-type"])
+    // A tool call answered in process carries a body that /mcp has already capped: judged by the endpoint's own
+    // limits (an 11 MiB image is image_too_large), not by the cap for bodies sent over the network.
+    const inProcess = Option.isSome(yield* Effect.serviceOption(ToolCaller))
+    const cap = inProcess ? MAX_MCP_BODY_BYTES : bodyCapOf(pathOf(request.url), request.headers["content-type"])
     const declared = Number(request.headers["content-length"] ?? "0")
     if (Number.isFinite(declared) && declared > cap) {
       return payloadTooLarge(

@@ -50,7 +50,7 @@ const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
  * A tool call, answered by the tool's endpoint through the application itself, in process, for the signed-in user:
  * authentication, validation, limits, errors, revisions and the call log are the endpoint's own.
  */
-const answerTool = (credential: Credential, tool: Tool, args: Readonly<Record<string, unknown>>) =>
+export const answerTool = (credential: Credential, tool: Tool, args: Readonly<Record<string, unknown>>) =>
   Effect.gen(function* () {
     const request = toolRequest(tool, args)
     if (request._tag === "Left") return { _tag: "Error", ...publicError(request.left) } satisfies ToolOutcome

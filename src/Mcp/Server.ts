@@ -33,7 +33,7 @@ export const makeMcpServer = (
       description: tool.description,
       inputSchema: { ...tool.inputSchema, type: "object" as const },
       outputSchema: { ...tool.outputSchema, type: "object" as const },
-      annotations: { title: tool.title, ...tool.annotations }
+      annotations: tool.annotations
     }))
   }))
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {

@@ -63,6 +63,37 @@ export const toolSchema = (node: unknown, definitions: JsonSchema): unknown => {
   return out
 }
 
+const isNull = (u: unknown) => isObject(u) && u["type"] === "null" && Object.keys(u).length === 1
+
+/**
+ * An output schema as the tool list carries it: the shape (types, enums, nullability as `type: [T, "null"]`)
+ * without descriptions and bounds. The answer is the endpoint's, documented in full in the OpenAPI document; the
+ * list an assistant reads stays short.
+ */
+const outputShape = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(outputShape)
+  if (!isObject(node)) return node
+  const anyOf = node["anyOf"]
+  if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
+    const other = anyOf.find((member) => !isNull(member))
+    if (isObject(other) && typeof other["type"] === "string") {
+      const { anyOf: _, ...rest } = node
+      return outputShape({ ...rest, ...other, type: [other["type"], "null"] })
+    }
+  }
+  const out: JsonSchema = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (["description", "required", "additionalProperties", "minimum", "exclusiveMinimum", "format"].includes(key)) {
+      continue
+    }
+    out[key] =
+      key === "properties" && isObject(value)
+        ? Object.fromEntries(Object.entries(value).map(([name, v]) => [name, outputShape(v)]))
+        : outputShape(value)
+  }
+  return out
+}
+
 const jsonSchemaOf = (ast: SchemaAST.AST): JsonSchema => {
   const definitions: Record<string, JSONSchema.JsonSchema7> = {}
   const schema = JSONSchema.fromAST(ast, { definitions, topLevelReferenceStrategy: "skip" })
@@ -166,7 +197,7 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
           properties: { ...path.properties, ...query.properties, ...headers.properties, ...payload.part.properties },
           required: [...path.required, ...query.required, ...headers.required, ...payload.part.required]
         },
-        output: jsonSchemaOf(endpoint.successSchema.ast)
+        output: outputShape(jsonSchemaOf(endpoint.successSchema.ast)) as JsonSchema
       })
     }
   })
@@ -190,7 +221,12 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
         idempotentHint: spec.idempotent,
         openWorldHint: false
       },
-      inputSchema: { type: "object", properties, required, additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties,
+        ...(required.length === 0 ? {} : { required }),
+        additionalProperties: false
+      },
       outputSchema: primary.output,
       routes: all.map((candidate) => candidate.route)
     })

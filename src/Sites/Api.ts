@@ -11,13 +11,13 @@ export const SitesFilterFields = {
   account: Schema.optional(
     Schema.String.annotations({
       description:
-        "Admin credentials only: the customer's user id or e-mail; anyone else using it is refused (forbidden)."
+        "Admins only (others: forbidden): the customer's user id or e-mail."
     })
   ),
   website: Schema.optional(
     Schema.String.annotations({
       description:
-        "Admin credentials only: part of the website URL (case-insensitive); anyone else using it is refused (forbidden)."
+        "Admins only (others: forbidden): part of the website address, any case."
     })
   )
 }

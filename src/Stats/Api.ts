@@ -12,15 +12,15 @@ export const StatsQuery = Schema.Struct({
   period: Schema.optional(
     Schema.String.annotations({
       description:
-        "this_month (the whole current calendar month, the default), last_month, last_30_days (today and the 29 days before it), a month YYYY-MM, or a day YYYY-MM-DD. Days are UTC. Ignored when from and to are given.",
+        "this_month (the default), last_month, last_30_days (today and the 29 days before), a month YYYY-MM or a day YYYY-MM-DD; days are UTC. from and to, given together, win over it.",
       examples: ["this_month", "last_month", "last_30_days", "2026-10", "2026-10-15"]
     })
   ),
   from: Schema.optional(
-    CalendarDate.annotations({ description: "First day (YYYY-MM-DD, UTC, inclusive). Needs to; wins over period." })
+    CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive); needs to." })
   ),
   to: Schema.optional(
-    CalendarDate.annotations({ description: "Last day (YYYY-MM-DD, UTC, inclusive). Needs from; wins over period." })
+    CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." })
   )
 })
 export type StatsQuery = typeof StatsQuery.Type
@@ -37,7 +37,7 @@ export class StatsApi extends authenticated(
         name: "get_stats",
         title: "Count a website's work for a period",
         description:
-          "Counts a website's published articles and acquired backlinks (industry and local) in a period: this_month (the default), last_month, last_30_days, a month YYYY-MM, a day YYYY-MM-DD, or from and to together (YYYY-MM-DD, inclusive, UTC). The answer gives the days it counted.",
+          "Counts a website's published articles and acquired backlinks (industry and local) in a period (this_month by default), or between from and to. The answer gives the days it counted.",
         readOnly: true,
         idempotent: true,
         pathArgs: { id: "site_id" }

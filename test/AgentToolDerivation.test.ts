@@ -1,0 +1,128 @@
+import { readdirSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option, Schema } from "effect"
+import { Api } from "../src/Api.js"
+import { strictBody } from "../src/Domain/ArticleEdits.js"
+import type { Credential } from "../src/Domain/Credential.js"
+import { AccountId, PathId } from "../src/Domain/Ids.js"
+import { AgentTool } from "../src/Http/AgentTool.js"
+import { ApplicationApp } from "../src/Http/InProcess.js"
+import { answerTool } from "../src/Mcp/Http.js"
+import { deriveTools } from "../src/Mcp/Tools.js"
+
+const NoteId = Schema.Number.pipe(Schema.int(), Schema.positive(), Schema.brand("NoteId"))
+
+/** An API that exists only in this test: one endpoint annotated as a tool, one not. */
+class ProbeGroup extends HttpApiGroup.make("probe")
+  .add(
+    HttpApiEndpoint.post("annotate", "/notes/:id")
+      .setPath(Schema.Struct({ id: PathId(NoteId, "Note id.") }))
+      .setUrlParams(Schema.Struct({ loud: Schema.optional(Schema.Literal("yes", "no")) }))
+      .setPayload(strictBody(Schema.Struct({ text: Schema.String.annotations({ description: "The note." }) })))
+      .addSuccess(Schema.Struct({ data: Schema.Struct({ id: Schema.Number, text: Schema.String }) }))
+      .annotate(AgentTool, {
+        name: "annotate_note",
+        title: "Annotate a note",
+        description: "Writes a note.",
+        readOnly: false,
+        idempotent: true,
+        pathArgs: { id: "note_id" }
+      })
+  )
+  .add(HttpApiEndpoint.get("hidden", "/hidden").addSuccess(Schema.String)) {}
+
+class ProbeApi extends HttpApi.make("probe").add(ProbeGroup).prefix("/api/v1") {}
+
+const ProbeHandlers = HttpApiBuilder.group(ProbeApi, "probe", (handlers) =>
+  handlers
+    .handle("annotate", ({ path, urlParams, payload }) =>
+      Effect.succeed({
+        data: {
+          id: Option.getOrElse(path.id, () => 0),
+          text: urlParams.loud === "yes" ? payload.text.toUpperCase() : payload.text
+        }
+      })
+    )
+    .handle("hidden", () => Effect.succeed("hidden"))
+)
+
+/** The probe API as an application answering in process, like the service's own. */
+const ProbeAppLive = Layer.effect(ApplicationApp, HttpApiBuilder.httpApp).pipe(
+  Layer.provide(HttpApiBuilder.api(ProbeApi).pipe(Layer.provide(ProbeHandlers))),
+  Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer]),
+  Layer.provideMerge(NodeHttpServer.layerContext)
+)
+
+const user: Credential = { kind: "user", id: 1, accountId: AccountId.make(1), isAdmin: false }
+
+describe("agent tools are derived from annotated endpoints", () => {
+  it("an endpoint annotated in a test-only API becomes a tool with its path, query and payload parameters", () => {
+    const tools = deriveTools(ProbeApi)
+    assert.deepStrictEqual(
+      tools.map((tool) => tool.name),
+      ["annotate_note"]
+    )
+    const tool = tools[0]!
+    assert.deepStrictEqual(tool.inputSchema["required"], ["note_id", "text"])
+    assert.sameMembers(Object.keys(tool.inputSchema["properties"] as object), ["note_id", "loud", "text"])
+    assert.deepStrictEqual(tool.annotations, {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false
+    })
+    assert.property(tool.outputSchema["properties"] as object, "data")
+  })
+
+  it.effect("and is callable through that API's own pipeline, with no other change", () =>
+    Effect.gen(function* () {
+      const tool = deriveTools(ProbeApi)[0]!
+      const ok = yield* answerTool(user, tool, { note_id: 7, loud: "yes", text: "hello" })
+      assert.deepStrictEqual(ok, { _tag: "Ok", data: { data: { id: 7, text: "HELLO" } } })
+      const refused = yield* answerTool(user, tool, { note_id: 7, text: "hello", extra: true })
+      assert.strictEqual(refused._tag, "Error")
+      // The probe API has no error middleware of its own: its decode failure is the framework's 400, as over HTTP.
+      const typo = yield* answerTool(user, tool, { note_id: 7, loud: "maybe", text: "hello" })
+      assert.deepInclude(typo, { _tag: "Error", status: 400 })
+    }).pipe(Effect.provide(ProbeAppLive))
+  )
+
+  it("the service's tools are exactly its annotated endpoints", () => {
+    assert.sameMembers(
+      deriveTools(Api).map((tool) => tool.name),
+      [
+        "list_sites",
+        "list_articles",
+        "get_article",
+        "list_backlinks",
+        "get_stats",
+        "update_article",
+        "replace_featured_image"
+      ]
+    )
+  })
+
+  it("tool names appear in src/ only in the endpoints' annotations (the Api.ts files)", () => {
+    const names = deriveTools(Api).map((tool) => tool.name)
+    const files: Array<string> = []
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(dir)) {
+        const path = join(dir, entry)
+        if (statSync(path).isDirectory()) walk(path)
+        else if (path.endsWith(".ts")) files.push(path)
+      }
+    }
+    walk(new URL("../src", import.meta.url).pathname)
+    const outside = files.flatMap((file) =>
+      file.endsWith("/Api.ts")
+        ? []
+        : names
+            .filter((name) => new RegExp(`\\b${name}\\b`).test(readFileSync(file, "utf8")))
+            .map((name) => `${file}: ${name}`)
+    )
+    assert.deepStrictEqual(outside, [])
+  })
+})
