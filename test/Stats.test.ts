@@ -1,13 +1,23 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import type { SiteId } from "../src/Domain/Ids.js"
+import { NotFound } from "../src/Domain/Errors.js"
+import { SiteId } from "../src/Domain/Ids.js"
+import type { StatsQuery } from "../src/Stats/Api.js"
+import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
 import { getWithKey as get, siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const assertValidationError = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
   assert.strictEqual(result.status, 422)
   assert.strictEqual(result.body.error, "validation_error")
 }
+
+/** A website's counts through the typed client. */
+const getStats = (key: string, siteId: SiteId, query: StatsQuery = {}) =>
+  Effect.gen(function* () {
+    const client = yield* apiClient(key)
+    return yield* client.stats.getStats({ path: idPath(siteId), urlParams: query })
+  })
 
 /** `YYYY-MM-DD` of a UTC date. */
 const day = (date: Date) => date.toISOString().slice(0, 10)
@@ -89,8 +99,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         yield* setNow(now)
         const { first, last } = monthOf(now, 0)
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=this_month`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "this_month" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -102,8 +111,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         yield* setNow(now)
         const { first, last } = monthOf(now, 0)
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId)
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -115,8 +123,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         yield* setNow(now)
         const { first, last } = monthOf(now, -1)
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_month`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "last_month" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -129,8 +136,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const today = addDays(now, 0)
         const first = addDays(today, -29)
         yield* rangeFixture(siteId, first, today)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_30_days`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "last_30_days" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, today) })
       })
     )
@@ -139,13 +145,13 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
       Effect.gen(function* () {
         const { key, siteId } = yield* siteOfNewAccount
         yield* setNow(new Date("2026-10-31T23:59:59Z"))
-        const october = yield* get(`/api/v1/sites/${siteId}/stats?period=this_month`, key)
-        assert.strictEqual(october.body.data.from, "2026-10-01")
-        assert.strictEqual(october.body.data.to, "2026-10-31")
+        const october = yield* getStats(key, siteId, { period: "this_month" })
+        assert.strictEqual(october.data.from, "2026-10-01")
+        assert.strictEqual(october.data.to, "2026-10-31")
         yield* setNow(new Date("2026-11-01T00:00:00Z"))
-        const november = yield* get(`/api/v1/sites/${siteId}/stats?period=this_month`, key)
-        assert.strictEqual(november.body.data.from, "2026-11-01")
-        assert.strictEqual(november.body.data.to, "2026-11-30")
+        const november = yield* getStats(key, siteId, { period: "this_month" })
+        assert.strictEqual(november.data.from, "2026-11-01")
+        assert.strictEqual(november.data.to, "2026-11-30")
       })
     )
 
@@ -156,8 +162,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const first = new Date(Date.UTC(2026, 11, 1))
         const last = new Date(Date.UTC(2026, 11, 31))
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_month`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "last_month" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -169,8 +174,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const first = new Date(Date.UTC(2026, 1, 9))
         const last = new Date(Date.UTC(2026, 2, 10))
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=last_30_days`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "last_30_days" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -181,8 +185,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const first = new Date(Date.UTC(2026, 9, 1))
         const last = new Date(Date.UTC(2026, 9, 31))
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "2026-10" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -196,8 +199,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
           ["2025-12", "2025-12-01", "2025-12-31"]
         ] as const
         for (const [period, from, to] of cases) {
-          const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=${period}`, key)
-          assert.strictEqual(status, 200)
+          const body = yield* getStats(key, siteId, { period })
           assert.strictEqual(body.data.from, from)
           assert.strictEqual(body.data.to, to)
         }
@@ -209,8 +211,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const { key, siteId } = yield* siteOfNewAccount
         const only = new Date(Date.UTC(2026, 9, 15))
         yield* rangeFixture(siteId, only, only)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10-15`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "2026-10-15" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, only, only) })
       })
     )
@@ -221,8 +222,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const first = new Date(Date.UTC(2026, 8, 20))
         const last = new Date(Date.UTC(2026, 9, 5))
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?from=2026-09-20&to=2026-10-05`, key)
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { from: "2026-09-20", to: "2026-10-05" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -233,11 +233,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const first = new Date(Date.UTC(2026, 8, 1))
         const last = new Date(Date.UTC(2026, 8, 30))
         yield* rangeFixture(siteId, first, last)
-        const { status, body } = yield* get(
-          `/api/v1/sites/${siteId}/stats?period=2026-10&from=2026-09-01&to=2026-09-30`,
-          key
-        )
-        assert.strictEqual(status, 200)
+        const body = yield* getStats(key, siteId, { period: "2026-10", from: "2026-09-01", to: "2026-09-30" })
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -245,7 +241,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
     it.effect("a site with nothing in the period has all counts 0", () =>
       Effect.gen(function* () {
         const { key, siteId } = yield* siteOfNewAccount
-        const { body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2020-01`, key)
+        const body = yield* getStats(key, siteId, { period: "2020-01" })
         assert.deepStrictEqual(body, {
           data: {
             site_id: siteId,
@@ -271,7 +267,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         }
         yield* app.makeBacklink(otherSite, { acquired_at: "2026-10-10T10:00:00Z", category: "local" })
         yield* app.makeArticle(otherSite, { published_at: "2026-10-10T10:00:00Z" })
-        const { body } = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
+        const body = yield* getStats(key, siteId, { period: "2026-10" })
         assert.strictEqual(body.data.backlinks_industry, 4)
         assert.strictEqual(body.data.backlinks_local, 3)
         assert.strictEqual(body.data.backlinks_acquired, 7)
@@ -285,10 +281,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const first = new Date(Date.UTC(2026, 9, 1))
         const last = new Date(Date.UTC(2026, 9, 31))
         yield* rangeFixture(siteId, first, last)
-        const { body } = yield* withSessionTimeZone(
-          "Pacific/Kiritimati",
-          get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
-        )
+        const body = yield* withSessionTimeZone("Pacific/Kiritimati", getStats(key, siteId, { period: "2026-10" }))
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
       })
     )
@@ -318,7 +311,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
   })
 
   describe("path ids", () => {
-    for (const id of ["abc", "0", "-1", "1.5", "999999999"]) {
+    for (const id of ["abc", "0", "-1", "1.5"]) {
       it.effect(`GET /sites/${id}/stats is 404 not_found, never 500`, () =>
         Effect.gen(function* () {
           const { key } = yield* siteOfNewAccount
@@ -328,5 +321,12 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         })
       )
     }
+
+    it.effect("a website id that does not exist is 404 not_found", () =>
+      Effect.gen(function* () {
+        const { key } = yield* siteOfNewAccount
+        assert.instanceOf(yield* failureOf(getStats(key, SiteId.make(999999999))), NotFound)
+      })
+    )
   })
 })
