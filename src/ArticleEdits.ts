@@ -18,7 +18,7 @@ import {
 import type { ArticleId } from "./Domain/Ids.js"
 import { compareProtectedLinks, extractProtectedLinks } from "./Html/ProtectedLinks.js"
 import { applyReplacements } from "./Html/Replacements.js"
-import { type SanitizeResult, sanitize } from "./Html/Sanitize.js"
+import { MAX_HTML_DEPTH, type SanitizeResult, sanitize } from "./Html/Sanitize.js"
 import { wordCount } from "./Html/WordCount.js"
 import { Limits } from "./Limits.js"
 
@@ -33,9 +33,12 @@ export interface EditContext {
 
 const canonicalBody = (html: string) => {
   const result = sanitize(html)
-  return result._tag === "Ok"
-    ? Effect.succeed(result)
-    : Effect.fail(new DisallowedHtml({ message: `The body contains a disallowed construct: ${result.construct}.` }))
+  if (result._tag === "Ok") return Effect.succeed(result)
+  return Effect.fail(
+    result.tooDeep
+      ? new ValidationError({ message: `body: ${result.construct}.`, limit: MAX_HTML_DEPTH })
+      : new DisallowedHtml({ message: `The body contains a disallowed construct: ${result.construct}.` })
+  )
 }
 
 /** New content for an article; `sanitized` is present when the body was (re)written. */

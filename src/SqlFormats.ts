@@ -1,5 +1,24 @@
+import type { SqlClient } from "@effect/sql"
+import type { Fragment } from "@effect/sql/Statement"
+
 /**
  * A `timestamptz` column as the interface writes timestamps: RFC 3339 UTC with second precision
  * (`2026-11-03T09:30:00Z`), whatever the session's time zone. `column` is always a constant column name.
  */
 export const rfc3339 = (column: string): string => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
+
+/**
+ * Conditions keeping the `timestamptz` `column` within the inclusive UTC days `from`..`to` (`YYYY-MM-DD`, years
+ * 0001-9999); an end that is not given leaves that side open. The database does the day arithmetic: the day after
+ * 9999-12-31 is a fine `date` and instant there, while in JavaScript and in ISO text it needs a five-digit year.
+ * The instants are taken at UTC whatever the session's time zone, and the bounds are constants, so a range scan on
+ * an index over `column` still applies. `column` is always a constant column name.
+ */
+export const withinUtcDays = (
+  sql: SqlClient.SqlClient,
+  column: string,
+  range: { readonly from?: string | undefined; readonly to?: string | undefined }
+): Array<Fragment> => [
+  ...(range.from === undefined ? [] : [sql`${sql(column)} >= ${range.from}::date::timestamp at time zone 'UTC'`]),
+  ...(range.to === undefined ? [] : [sql`${sql(column)} < (${range.to}::date + 1)::timestamp at time zone 'UTC'`])
+]

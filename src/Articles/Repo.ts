@@ -1,11 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Article, type ArticleStatus, ProtectedLink } from "../Domain/Article.js"
-import { utcInstants } from "../Domain/Dates.js"
 import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
-import { rfc3339 } from "../SqlFormats.js"
+import { rfc3339, withinUtcDays } from "../SqlFormats.js"
 import { storedLinks } from "./StoredLinks.js"
 
 export interface ArticleFilter {
@@ -49,15 +48,12 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
       a.target_keyword, a.word_count, a.featured_image_url`
     const withBody = sql`${columns}, a.body, a.meta_description, a.revision, a.protected_links, a.protected_links_sha256`
 
-    const where = (siteId: SiteId, filter: ArticleFilter) => {
-      const { start, end } = utcInstants(filter)
-      return sql.and([
+    const where = (siteId: SiteId, filter: ArticleFilter) =>
+      sql.and([
         sql`a.site_id = ${siteId}`,
         ...(filter.status === undefined ? [] : [sql`a.status = ${filter.status}`]),
-        ...(start === undefined ? [] : [sql`a.published_at >= ${start}::timestamptz`]),
-        ...(end === undefined ? [] : [sql`a.published_at < ${end}::timestamptz`])
+        ...withinUtcDays(sql, "a.published_at", filter)
       ])
-    }
 
     // Both queries follow articles_site_published_idx (or the status variant). The rows are taken as the
     // database gives them, without decoding: `columns` are the Article fields, typed and formatted by the SQL and

@@ -1,10 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { Backlink, type BacklinkCategory } from "../Domain/Backlink.js"
-import { utcInstants } from "../Domain/Dates.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
-import { rfc3339 } from "../SqlFormats.js"
+import { rfc3339, withinUtcDays } from "../SqlFormats.js"
 
 export interface BacklinkFilter {
   readonly from?: string | undefined
@@ -22,15 +21,12 @@ export class BacklinksRepo extends Effect.Service<BacklinksRepo>()("Backlinks/Re
       ${sql.unsafe(rfc3339("acquired_at"))} as acquired_at,
       source_domain, source_url, target_url, anchor_text, anchor_type, status, category`
 
-    const where = (siteId: SiteId, filter: BacklinkFilter) => {
-      const { start, end } = utcInstants(filter)
-      return sql.and([
+    const where = (siteId: SiteId, filter: BacklinkFilter) =>
+      sql.and([
         sql`site_id = ${siteId}`,
         ...(filter.category === undefined ? [] : [sql`category = ${filter.category}`]),
-        ...(start === undefined ? [] : [sql`acquired_at >= ${start}::timestamptz`]),
-        ...(end === undefined ? [] : [sql`acquired_at < ${end}::timestamptz`])
+        ...withinUtcDays(sql, "acquired_at", filter)
       ])
-    }
 
     // Both queries follow backlinks_site_acquired_idx (a category is filtered along it).
     const list = (siteId: SiteId, filter: BacklinkFilter, page: Page) =>

@@ -1,16 +1,16 @@
 import { Either } from "effect"
-import { addDays, isCalendarDate, toCalendarDate } from "./Dates.js"
+import { addDays, daysInMonth, formatCalendarDate, isCalendarDate, toCalendarDate } from "./Dates.js"
 
 export interface DateRange {
   readonly from: string
   readonly to: string
 }
 
-const monthRange = (year: number, month: number): DateRange => {
-  const first = new Date(Date.UTC(year, month - 1, 1))
-  const last = new Date(Date.UTC(year, month, 0))
-  return { from: toCalendarDate(first), to: toCalendarDate(last) }
-}
+/** The first and last day of a month (1-12), the year taken literally. */
+const monthRange = (year: number, month: number): DateRange => ({
+  from: formatCalendarDate(year, month, 1),
+  to: formatCalendarDate(year, month, daysInMonth(year, month))
+})
 
 /**
  * Resolves the stats query to inclusive UTC days. `from` and `to` go together and win over `period`;
@@ -40,15 +40,15 @@ export const resolvePeriod = (
   }
   const monthMatch = /^(\d{4})-(\d{2})$/.exec(period)
   if (monthMatch !== null) {
-    const m = Number(monthMatch[2])
-    return m >= 1 && m <= 12
-      ? Either.right(monthRange(Number(monthMatch[1]), m))
-      : Either.left(`period ${period} is not a month.`)
+    const [y, m] = [Number(monthMatch[1]), Number(monthMatch[2])]
+    return y >= 1 && m >= 1 && m <= 12
+      ? Either.right(monthRange(y, m))
+      : Either.left(`period ${period} is not a month of years 0001-9999.`)
   }
   if (isCalendarDate(period)) return Either.right({ from: period, to: period })
   return Either.left(
     /^\d{4}-\d{2}-\d{2}$/.test(period)
-      ? `period ${period} is not a calendar date.`
+      ? `period ${period} is not a calendar date of years 0001-9999.`
       : "period must be this_month, last_month, last_30_days, YYYY-MM or YYYY-MM-DD."
   )
 }

@@ -56,39 +56,69 @@ export const isText = (node: Node): node is TextNode => node.nodeName === "#text
 export const getAttribute = (element: Element, name: string): string | undefined =>
   element.attrs.find((attr) => attr.name === name)?.value
 
+// The walks below keep their own stack rather than recursing: a parsed tree can be as deep as its source has start
+// tags (100,000 nested `<b>` parse fine), far deeper than the call stack.
+
+/** Calls `visit` on `node` and then on every descendant, in document order (a pre-order walk), at any depth. */
+const forEachNode = (node: Node, visit: (node: Node) => void): void => {
+  const pending: Array<Node> = [node]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    visit(next)
+    if ("childNodes" in next) {
+      for (let i = next.childNodes.length - 1; i >= 0; i--) pending.push(next.childNodes[i]!)
+    }
+  }
+}
+
 /** Concatenated text of every descendant text node, like DOM `textContent`. */
 export const textContent = (node: Node): string => {
-  if (isText(node)) return node.value
-  if (!("childNodes" in node)) return ""
   let text = ""
-  for (const child of node.childNodes) text += textContent(child)
+  forEachNode(node, (each) => {
+    if (isText(each)) text += each.value
+  })
   return text
 }
 
-/** Calls `visit` on every element in document order (a pre-order walk). */
-export const forEachElement = (node: Node, visit: (element: Element) => void): void => {
-  if (!("childNodes" in node)) return
-  for (const child of node.childNodes) {
-    if (isElement(child)) {
-      visit(child)
-      forEachElement(child, visit)
+/** Calls `visit` on every element below `node` in document order (a pre-order walk). */
+export const forEachElement = (node: Node, visit: (element: Element) => void): void =>
+  forEachNode(node, (each) => {
+    if (each !== node && isElement(each)) visit(each)
+  })
+
+/**
+ * Whether some element lies more than `max` elements deep below `node` (its child elements being at depth 1).
+ * Stops at the first one found.
+ */
+export const nestedDeeperThan = (node: Node, max: number): boolean => {
+  const pending: Array<Node> = [node]
+  const depths: Array<number> = [0]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const depth = depths.pop()!
+    if (depth > max) return true
+    if (!("childNodes" in next)) continue
+    for (const child of next.childNodes) {
+      if (isElement(child)) {
+        pending.push(child)
+        depths.push(depth + 1)
+      }
     }
   }
+  return false
 }
 
 /**
  * Re-adds the one leading newline that parsing `<pre>\n` swallows, so that parse then serialise is a fixed point.
  * Mutates the tree; call it only right before serialising.
  */
-const protectLeadingNewlines = (node: Node): void => {
-  if (!("childNodes" in node)) return
-  if (isElement(node) && newlineEatingTags.has(node.tagName) && node.namespaceURI === html.NS.HTML) {
-    const first = node.childNodes[0]
-    if (first !== undefined && isText(first) && first.value.startsWith("\n")) first.value = "\n" + first.value
-  }
-  for (const child of node.childNodes) protectLeadingNewlines(child)
-}
+const protectLeadingNewlines = (node: Node): void =>
+  forEachNode(node, (each) => {
+    if (isElement(each) && newlineEatingTags.has(each.tagName) && each.namespaceURI === html.NS.HTML) {
+      const first = each.childNodes[0]
+      if (first !== undefined && isText(first) && first.value.startsWith("\n")) first.value = "\n" + first.value
+    }
+  })
 
+/** parse5's serialiser recurses once per level: only serialise a tree that `nestedDeeperThan` has bounded. */
 export const serializeBody = (fragment: Fragment): string => {
   protectLeadingNewlines(fragment)
   return serialize(fragment)

@@ -5,6 +5,7 @@ import {
   type Fragment,
   isElement,
   isText,
+  nestedDeeperThan,
   parseBody,
   type StartTag,
   serializeBody,
@@ -13,9 +14,13 @@ import {
 import { type ProtectedLink, protectedLinksIn } from "./ProtectedLinks.js"
 import { wordsIn } from "./WordCount.js"
 
+/** Elements nested deeper than this are refused: the interface's bound, and what keeps every walk of the tree cheap. */
+export const MAX_HTML_DEPTH = 256
+
 /**
- * The canonical body, with what an edit needs to know of it (read off the same tree, so no second parse):
- * its protected links and its word count.
+ * Ok: the canonical body, with what an edit needs to know of it (read off the same tree, so no second parse): its
+ * protected links and its word count. Disallowed: the body is refused, `construct` saying why for a message;
+ * `tooDeep` when that is elements nested deeper than MAX_HTML_DEPTH (a malformed body rather than a dangerous one).
  */
 export type SanitizeResult =
   | {
@@ -24,7 +29,7 @@ export type SanitizeResult =
       readonly protectedLinks: ReadonlyArray<ProtectedLink>
       readonly wordCount: number
     }
-  | { readonly _tag: "Disallowed"; readonly construct: string }
+  | { readonly _tag: "Disallowed"; readonly construct: string; readonly tooDeep: boolean }
 
 // --- Detection: dangerous content is rejected, never silently stripped --------------------------------------
 
@@ -162,7 +167,7 @@ const blockBoundary = (out: Array<ChildNode>, parent: Element | Fragment): void 
 /**
  * Appends `node` to `out`, after filtering it: allowed elements keep their allowed attributes, other elements are
  * replaced by their (filtered) children (with a word boundary around a block element's), comments and doctypes
- * go, and adjacent text is merged.
+ * go, and adjacent text is merged. Recurses per level of the tree: sanitizeOnce bounds its depth first.
  */
 const appendFiltered = (out: Array<ChildNode>, node: ChildNode, parent: Element | Fragment): void => {
   if (isText(node)) {
@@ -190,15 +195,22 @@ const filterChildren = (parent: Element | Fragment): void => {
 }
 
 type Pass =
-  | { readonly _tag: "Disallowed"; readonly construct: string }
+  | Extract<SanitizeResult, { readonly _tag: "Disallowed" }>
   | { readonly _tag: "Ok"; readonly fragment: Fragment; readonly html: string }
+
+const disallowed = (construct: string, tooDeep = false): Pass => ({ _tag: "Disallowed", construct, tooDeep })
 
 const sanitizeOnce = (source: string): Pass => {
   let construct: string | undefined
   const fragment = parseBody(source, (tag) => {
     construct ??= disallowedIn(tag)
   })
-  if (construct !== undefined) return { _tag: "Disallowed", construct }
+  if (construct !== undefined) return disallowed(construct)
+  // Parsing builds a tree of any depth without recursing; the filter, parse5's serialiser and the walks that read
+  // links and words afterwards recurse (or cost) per level, so the depth is bounded before any of them runs.
+  if (nestedDeeperThan(fragment, MAX_HTML_DEPTH)) {
+    return disallowed(`HTML is nested deeper than ${MAX_HTML_DEPTH} elements`, true)
+  }
   filterChildren(fragment)
   return { _tag: "Ok", fragment, html: serializeBody(fragment) }
 }
@@ -211,9 +223,10 @@ const sanitizeOnce = (source: string): Pass => {
 const maxPasses = 6
 
 /**
- * Rejects dangerous content (naming the first offending construct in source order), then reduces the rest to the
- * canonical body: allowed elements and attributes only, serialised by parse5, with no lone surrogate. Idempotent
- * on its own output.
+ * Rejects dangerous content (naming the first offending construct in source order) and elements nested deeper than
+ * MAX_HTML_DEPTH, then reduces the rest to the canonical body: allowed elements and attributes only, serialised by
+ * parse5, with no lone surrogate. Idempotent on its own output. Safe for any input: no step recurses deeper than
+ * MAX_HTML_DEPTH levels.
  */
 export const sanitize = (source: string): SanitizeResult => {
   // Lone surrogates become U+FFFD, as the database's UTF-8 would make them anyway: the canonical body is exactly
@@ -233,5 +246,5 @@ export const sanitize = (source: string): SanitizeResult => {
     }
     input = result.html
   }
-  return { _tag: "Disallowed", construct: "markup that does not settle into a stable form" }
+  return { _tag: "Disallowed", construct: "markup that does not settle into a stable form", tooDeep: false }
 }

@@ -43,17 +43,28 @@ class WordCounter {
     }
   }
 
-  visit(node: Node): void {
-    if (isText(node)) {
-      this.text(node.value)
-      return
+  /** Reads the text below `root` in document order; its own stack, not recursion, so any depth is safe. */
+  visit(root: Node): void {
+    // `null` marks where a block element ends: the boundary after its children.
+    const pending: Array<Node | null> = [root]
+    while (pending.length > 0) {
+      const node = pending.pop()!
+      if (node === null) {
+        this.boundary()
+        continue
+      }
+      if (isText(node)) {
+        this.text(node.value)
+        continue
+      }
+      if (!("childNodes" in node)) continue
+      if (isElement(node) && unreadElements.has(node.tagName)) continue
+      if (isElement(node) && !inlineElements.has(node.tagName)) {
+        this.boundary()
+        pending.push(null)
+      }
+      for (let i = node.childNodes.length - 1; i >= 0; i--) pending.push(node.childNodes[i]!)
     }
-    if (!("childNodes" in node)) return
-    if (isElement(node) && unreadElements.has(node.tagName)) return
-    const boundary = isElement(node) && !inlineElements.has(node.tagName)
-    if (boundary) this.boundary()
-    for (const child of node.childNodes) this.visit(child)
-    if (boundary) this.boundary()
   }
 }
 

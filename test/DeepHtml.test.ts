@@ -1,0 +1,82 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+
+const ORIGINAL = "<p>Original text.</p>"
+
+/** A request with a JSON body and an API key: the status and the parsed JSON answer. */
+const send = (method: "GET" | "PUT" | "PATCH", id: number, key: string, json?: unknown) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
+      method,
+      headers: { "x-api-key": key, "content-type": "application/json" },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) })
+    })
+    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
+  })
+
+/** A fresh account with one article whose body is ORIGINAL. */
+const articleOfNewAccount = Effect.gen(function* () {
+  const app = yield* TestApp
+  const { accountId, key } = yield* app.makeAccount()
+  const siteId = yield* app.makeSite(accountId)
+  const id = yield* app.makeArticle(siteId, { body: ORIGINAL })
+  return { key, id }
+})
+
+const nested = (depth: number, open: string, inner = "x") => open.repeat(depth) + inner
+
+const assertTooDeep = (result: { readonly status: number; readonly body: Record<string, unknown> }) => {
+  assert.strictEqual(result.status, 422, JSON.stringify(result.body).slice(0, 300))
+  assert.deepStrictEqual(result.body, {
+    error: "validation_error",
+    message: "body: HTML is nested deeper than 256 elements.",
+    limit: 256
+  })
+}
+
+layer(TestServerLive)("HTML nested deeper than 256 elements", (it) => {
+  describe("PUT /api/v1/articles/{id}", () => {
+    for (const [name, open] of [
+      ["<b>", "<b>"],
+      ["<div>", "<div>"],
+      ["<ul>", "<ul>"],
+      ["<table><tr><td>", "<table><tr><td>"]
+    ] as const) {
+      it.effect(`a body of 10,000 nested ${name} is 422 validation_error and saves nothing`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* articleOfNewAccount
+          assertTooDeep(yield* send("PUT", id, key, { body: nested(10_000, open) }))
+          const after = yield* send("GET", id, key)
+          assert.strictEqual(after.body.data.body, ORIGINAL)
+        })
+      )
+    }
+
+    it.effect("a body 256 elements deep is saved; 257 deep is 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount
+        const deepest = `${"<b>".repeat(256)}x${"</b>".repeat(256)}`
+        const saved = yield* send("PUT", id, key, { body: deepest })
+        assert.strictEqual(saved.status, 200)
+        assert.strictEqual(saved.body.data.body, deepest)
+        assertTooDeep(yield* send("PUT", id, key, { body: `<i>${deepest}</i>` }))
+      })
+    )
+  })
+
+  describe("PATCH /api/v1/articles/{id}", () => {
+    it.effect("replacements that nest the body deeper than 256 elements are 422 validation_error", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount
+        const result = yield* send("PATCH", id, key, {
+          replacements: [{ find: "Original", replace: nested(10_000, "<div>") }]
+        })
+        assertTooDeep(result)
+        const after = yield* send("GET", id, key)
+        assert.strictEqual(after.body.data.body, ORIGINAL)
+      })
+    )
+  })
+})
