@@ -1,6 +1,7 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
 import { atMostMessage, maxItems, maxLength } from "./Bounds.js"
+import { Text } from "./Text.js"
 
 export const MAX_TITLE = 255
 export const MAX_META_DESCRIPTION = 500
@@ -17,7 +18,7 @@ export const strictBody = <S extends Schema.Schema.Any>(schema: S) =>
   schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
 
 /** 1 to 255 characters once trimmed; stored trimmed. */
-export const Title = Schema.String.pipe(
+export const Title = Text.pipe(
   Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
   Schema.filter((s) => s.trim().length <= MAX_TITLE, {
     message: () => atMostMessage(MAX_TITLE, "characters"),
@@ -25,24 +26,24 @@ export const Title = Schema.String.pipe(
   })
 ).annotations({ description: `Title, 1 to ${MAX_TITLE} characters after trimming; stored trimmed.` })
 
-export const Reason = Schema.String.pipe(maxLength(MAX_REASON)).annotations({
+export const Reason = Text.pipe(maxLength(MAX_REASON)).annotations({
   description: `Why the change was made (kept with the revision), up to ${MAX_REASON} characters.`
 })
 
-export const MetaDescription = Schema.String.pipe(maxLength(MAX_META_DESCRIPTION)).annotations({
+export const MetaDescription = Text.pipe(maxLength(MAX_META_DESCRIPTION)).annotations({
   description: `Meta description, 0 to ${MAX_META_DESCRIPTION} characters.`
 })
 
-export const Body = Schema.String.annotations({
+export const Body = Text.annotations({
   description:
     "The new HTML body, sanitised as the editor does (other elements unwrapped, other attributes dropped). Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Every protected link must be kept (it may move); none may be added."
 })
 
 export const Replacement = Schema.Struct({
-  find: Schema.String.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
+  find: Text.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
     description: "Exact, case-sensitive text to find in the body, as the article is read."
   }),
-  replace: Schema.optional(Schema.String.annotations({ description: "Replacement text (default: empty)." })),
+  replace: Schema.optional(Text.annotations({ description: "Replacement text (default: empty)." })),
   all: Schema.optional(
     Schema.Boolean.annotations({
       description: "Replace every occurrence (at least one needed); otherwise find must occur exactly once."
@@ -75,7 +76,7 @@ export class PatchArticlePayload extends Schema.Class<PatchArticlePayload>("Patc
   { description: "Small edits; at least one of title, meta_description and replacements." }
 ) {}
 
-export const ImageUrl = Schema.String.pipe(
+export const ImageUrl = Text.pipe(
   maxLength(MAX_IMAGE_URL),
   Schema.filter(
     (s) => {

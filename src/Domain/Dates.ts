@@ -51,12 +51,8 @@ export const Timestamp = Schema.String.annotations({
 
 /** Optional `from`/`to` query parameters of the list endpoints. */
 export const DateRangeQuery = {
-  from: Schema.optional(
-    CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive)." })
-  ),
-  to: Schema.optional(
-    CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive)." })
-  )
+  from: Schema.optional(CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive)." })),
+  to: Schema.optional(CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive)." }))
 }
 
 /** Whether a range is in order; `from` after `to` is refused with 422. */

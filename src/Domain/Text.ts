@@ -1,5 +1,8 @@
 import { Schema } from "effect"
 
+/** The JSON Schema pattern of text without NUL. */
+export const NUL_FREE_PATTERN = "^[^\\u0000]*$"
+
 /** The decode message of a string that holds a NUL; the 422 names the field before it. */
 export const NUL_MESSAGE = "must not contain NUL (U+0000)"
 
@@ -15,7 +18,7 @@ export const noNul = <A extends string, I, R>(self: Schema.Schema<A, I, R>) =>
   self.pipe(
     Schema.filter((s) => !s.includes("\u0000"), {
       message: () => NUL_MESSAGE,
-      jsonSchema: { pattern: "^[^\\u0000]*$" }
+      jsonSchema: { pattern: NUL_FREE_PATTERN }
     })
   )
 

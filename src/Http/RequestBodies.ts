@@ -9,6 +9,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { ValidationError, ValidationErrorBody } from "../Domain/Errors.js"
+import { jsonDepthExceeds } from "./JsonDepth.js"
 
 /** Largest JSON (or other non-multipart) request body of the API: a 200 KB article has ample room. */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024
@@ -28,10 +29,24 @@ export const bodyCapOf = (path: string, contentType: string | undefined) =>
       ? MAX_MULTIPART_BYTES
       : MAX_BODY_BYTES
 
+/** Deepest JSON nesting a request may have: deeper structures are refused before they are decoded. */
+export const MAX_JSON_DEPTH = 64
+
+/** 422 for JSON nested deeper than `MAX_JSON_DEPTH` (the decoder's error report would overflow the stack on it). */
+export const refuseDeepJson = (text: string) =>
+  jsonDepthExceeds(text, MAX_JSON_DEPTH)
+    ? Effect.fail(
+        new ValidationError({
+          message: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+          limit: MAX_JSON_DEPTH
+        })
+      )
+    : Effect.void
+
 /**
  * The content types an endpoint's body may have (after `Authentication`): JSON, and multipart where the endpoint's
  * payload has a multipart form. Another or a missing content type is 422 `validation_error` saying which it takes,
- * before the body is read, rather than a misleading message about its fields.
+ * before the body is read, rather than a misleading message about its fields; JSON nested too deep is refused too.
  */
 export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Http/RequestBody", {
   failure: ValidationErrorBody
@@ -79,6 +94,7 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
       if (sent === "multipart/form-data" && !/;\s*boundary=/i.test(contentType ?? "")) {
         return yield* new ValidationError({ message: "A multipart/form-data body needs a boundary parameter." })
       }
+      if (sent === "application/json") yield* refuseDeepJson(yield* request.text.pipe(Effect.orDie))
     })
   )
 }

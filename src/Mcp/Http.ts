@@ -8,7 +8,7 @@ import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js
 import { errorResponse } from "../Http/ErrorResponse.js"
 import { answerInProcess } from "../Http/InProcess.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
-import { MAX_MCP_BODY_BYTES } from "../Http/RequestBodies.js"
+import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
 import { admitRequest } from "../Limits/RequestLimit.js"
 import { Limits } from "../Limits.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
@@ -92,6 +92,8 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         if (Option.isNone(credential)) return unauthorized(request.headers["authorization"] !== undefined)
         yield* admitRequest(limits, credential.value)
         const text = yield* request.text
+        // The whole JSON-RPC message counts, envelope included.
+        yield* refuseDeepJson(text)
         const run = Runtime.runPromise(yield* Effect.runtime<never>())
         const call = (tool: Tool, args: Readonly<Record<string, unknown>>) =>
           run(answerTool(credential.value, tool, args) as Effect.Effect<ToolOutcome>)
@@ -118,7 +120,12 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           }
         })
         return HttpServerResponse.setHeaders(HttpServerResponse.fromWeb(response), corsHeaders)
-      }).pipe(Effect.catchTag("RateLimited", (error) => Effect.succeed(errorResponse(error, corsHeaders))))
+      }).pipe(
+        Effect.catchTags({
+          RateLimited: (error) => Effect.succeed(errorResponse(error, corsHeaders)),
+          ValidationError: (error) => Effect.succeed(errorResponse(error, corsHeaders))
+        })
+      )
 
       const methodNotAllowed = Effect.succeed(
         errorResponse(

@@ -1,5 +1,6 @@
 import { HttpApi, type HttpApiGroup, HttpApiSchema, type HttpMethod } from "@effect/platform"
 import { Context, JSONSchema, Option, type Schema, type SchemaAST } from "effect"
+import { NUL_FREE_PATTERN } from "../Domain/Text.js"
 import { AgentTool, type AgentToolSpec, type AgentToolVariant, isVariant } from "../Http/AgentTool.js"
 
 type JsonSchema = Record<string, unknown>
@@ -54,6 +55,8 @@ export const toolSchema = (node: unknown, definitions: JsonSchema): unknown => {
   const out: JsonSchema = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "title" && typeof value === "string") continue
+    // No text anywhere takes NUL; the tool list does not repeat that on every string.
+    if (key === "pattern" && value === NUL_FREE_PATTERN) continue
     if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, v]) => [name, toolSchema(v, definitions)]))
     } else {

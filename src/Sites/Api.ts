@@ -3,21 +3,20 @@ import { Schema } from "effect"
 import { ForbiddenBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse, PageQuery } from "../Domain/Pagination.js"
 import { Site } from "../Domain/Site.js"
+import { Text } from "../Domain/Text.js"
 import { AgentTool } from "../Http/AgentTool.js"
 import { authenticated } from "../Http/Authenticated.js"
 
 /** The admin filters of the sites list (shared by the endpoint and the agent tool). */
 export const SitesFilterFields = {
   account: Schema.optional(
-    Schema.String.annotations({
-      description:
-        "Admins only (others: forbidden): the customer's user id or e-mail."
+    Text.annotations({
+      description: "Admins only (others: forbidden): the customer's user id or e-mail."
     })
   ),
   website: Schema.optional(
-    Schema.String.annotations({
-      description:
-        "Admins only (others: forbidden): part of the website address, any case."
+    Text.annotations({
+      description: "Admins only (others: forbidden): part of the website address, any case."
     })
   )
 }

@@ -5,23 +5,20 @@ import { CalendarDate } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { DataResponse } from "../Domain/Pagination.js"
 import { Stats } from "../Domain/Stats.js"
+import { Text } from "../Domain/Text.js"
 import { AgentTool } from "../Http/AgentTool.js"
 import { authenticated } from "../Http/Authenticated.js"
 
 export const StatsQuery = Schema.Struct({
   period: Schema.optional(
-    Schema.String.annotations({
+    Text.annotations({
       description:
         "this_month (the default), last_month, last_30_days (today and the 29 days before), a month YYYY-MM or a day YYYY-MM-DD; days are UTC. from and to, given together, win over it.",
       examples: ["this_month", "last_month", "last_30_days", "2026-10", "2026-10-15"]
     })
   ),
-  from: Schema.optional(
-    CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive); needs to." })
-  ),
-  to: Schema.optional(
-    CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." })
-  )
+  from: Schema.optional(CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive); needs to." })),
+  to: Schema.optional(CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." }))
 })
 export type StatsQuery = typeof StatsQuery.Type
 

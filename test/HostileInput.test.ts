@@ -1,0 +1,169 @@
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
+
+/** A request with an API key; status and JSON body. */
+const send = (path: string, key: string, init: { method: string; contentType?: string; body?: BodyInit }) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const headers: Record<string, string> = { "x-api-key": key }
+    if (init.contentType !== undefined) headers["content-type"] = init.contentType
+    const res = yield* app.fetch(path, {
+      method: init.method,
+      headers,
+      ...(init.body === undefined ? {} : { body: init.body })
+    })
+    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
+  })
+
+const article = Effect.gen(function* () {
+  const app = yield* TestApp
+  const { key, siteId } = yield* siteOfNewAccount
+  const id = yield* app.makeArticle(siteId, { title: "Kept", body: "<p>Kept text.</p>" })
+  return { key, id, siteId }
+})
+
+layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
+  describe("content types", () => {
+    for (const [name, contentType] of [
+      ["no Content-Type", undefined],
+      ["text/plain", "text/plain"],
+      ["application/x-www-form-urlencoded", "application/x-www-form-urlencoded"],
+      ["multipart/form-data on an endpoint that takes only JSON", "multipart/form-data; boundary=x"]
+    ] as const) {
+      it.effect(`a PATCH with ${name} is 422 naming the content type the endpoint takes, and saves nothing`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* article
+          const result = yield* send(`/api/v1/articles/${id}`, key, {
+            method: "PATCH",
+            ...(contentType === undefined ? {} : { contentType }),
+            body: JSON.stringify({ title: "Changed" })
+          })
+          assert.strictEqual(result.status, 422, JSON.stringify(result.body))
+          assert.strictEqual(result.body.error, "validation_error")
+          assert.include(result.body.message, "application/json")
+          assert.notInclude(result.body.message, "Send at least one")
+          const read = yield* send(`/api/v1/articles/${id}`, key, { method: "GET" })
+          assert.strictEqual(read.body.data.title, "Kept")
+        })
+      )
+    }
+
+    it.effect("application/json with a charset is accepted", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const result = yield* send(`/api/v1/articles/${id}`, key, {
+          method: "PATCH",
+          contentType: "application/json; charset=utf-8",
+          body: JSON.stringify({ title: "Changed" })
+        })
+        assert.strictEqual(result.status, 200)
+      })
+    )
+
+    it.effect("multipart/form-data without a boundary is 422 at once on the featured-image endpoint", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const result = yield* send(`/api/v1/articles/${id}/featured-image`, key, {
+          method: "POST",
+          contentType: "multipart/form-data",
+          body: "--x\r\n"
+        })
+        assert.strictEqual(result.status, 422)
+        assert.include(result.body.message, "boundary")
+      })
+    )
+  })
+
+  describe("nesting", () => {
+    it.effect("JSON nested 100,000 deep is 422 validation_error with limit 64", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const depth = 100_000
+        const result = yield* send(`/api/v1/articles/${id}`, key, {
+          method: "PATCH",
+          contentType: "application/json",
+          body: `{"replacements":${"[".repeat(depth)}${"]".repeat(depth)}}`
+        })
+        assert.strictEqual(result.status, 422)
+        assert.strictEqual(result.body.limit, 64)
+      })
+    )
+
+    it.effect("JSON nested 64 deep is judged on its fields as usual", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const result = yield* send(`/api/v1/articles/${id}`, key, {
+          method: "PATCH",
+          contentType: "application/json",
+          body: `{"replacements":${"[".repeat(63)}${"]".repeat(63)}}`
+        })
+        assert.strictEqual(result.status, 422)
+        assert.notStrictEqual(result.body.limit, 64)
+      })
+    )
+  })
+
+  describe("NUL (U+0000) in text", () => {
+    for (const [field, value] of [
+      ["title", { title: "a\u0000b" }],
+      ["meta_description", { meta_description: "a\u0000b" }],
+      ["reason", { title: "New", reason: "a\u0000b" }],
+      ["replacements.0.find", { replacements: [{ find: "a\u0000b" }] }],
+      ["replacements.0.replace", { replacements: [{ find: "Kept", replace: "a\u0000b" }] }]
+    ] as const) {
+      it.effect(`a NUL in ${field} is 422 naming ${field}`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* article
+          const result = yield* send(`/api/v1/articles/${id}`, key, {
+            method: "PATCH",
+            contentType: "application/json",
+            body: JSON.stringify(value)
+          })
+          assert.strictEqual(result.status, 422, JSON.stringify(result.body))
+          assert.include(result.body.message, field)
+        })
+      )
+    }
+
+    it.effect("a NUL in a PUT body and in an image url are 422 naming the field", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const put = yield* send(`/api/v1/articles/${id}`, key, {
+          method: "PUT",
+          contentType: "application/json",
+          body: JSON.stringify({ body: "<p>a\u0000b</p>" })
+        })
+        assert.strictEqual(put.status, 422)
+        assert.include(put.body.message, "body")
+        const image = yield* send(`/api/v1/articles/${id}/featured-image`, key, {
+          method: "POST",
+          contentType: "application/json",
+          body: JSON.stringify({ url: "https://img.example/a\u0000.png" })
+        })
+        assert.strictEqual(image.status, 422)
+        assert.include(image.body.message, "url")
+        const form = new FormData()
+        form.append("url", "https://img.example/a\u0000.png")
+        const app = yield* TestApp
+        const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image`, {
+          method: "POST",
+          headers: { "x-api-key": key },
+          body: form
+        })
+        assert.strictEqual(res.status, 422)
+      })
+    )
+
+    it.effect("a NUL in the admin filters of the sites list is 422, not 500", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key } = yield* app.makeAccount({ admin: true })
+        for (const query of ["account=a%00b", "website=a%00b"]) {
+          const result = yield* send(`/api/v1/sites?${query}`, key, { method: "GET" })
+          assert.strictEqual(result.status, 422, query)
+        }
+      })
+    )
+  })
+})
