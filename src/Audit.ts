@@ -31,6 +31,11 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
       return yield* repo.pruneBefore(before)
     })
 
-    return { record, prune, listForArticle: repo.listForArticle, retentionDays: config.auditRetentionDays }
+    return {
+      record,
+      prune,
+      activityOfArticle: repo.activityOfArticle,
+      retentionDays: config.auditRetentionDays
+    }
   })
 }) {}

@@ -111,5 +111,32 @@ layer(TestLive)("cbs article rewrite", (it) => {
         assert.strictEqual((yield* revisionsOf(articleId)).length, 0)
       })
     )
+
+    it.scoped(
+      "a reason over 2,000 characters or a NUL in the body is refused as PUT refuses it, and stores nothing",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(Date.now())
+          const { articleId } = yield* makeArticle
+          const file = yield* htmlFile(`<p>Rewritten, still linking ${PARTNER}.</p>`)
+          const long = yield* cbs(
+            "article",
+            "rewrite",
+            "--id",
+            String(articleId),
+            "--file",
+            file,
+            "--reason",
+            "r".repeat(2001)
+          )
+          assert.isFalse(long.ok)
+          assert.strictEqual(long.stderr, "cbs: reason: must be at most 2000 characters")
+          const nul = yield* htmlFile(`<p>Nul \u0000 ${PARTNER}.</p>`)
+          const refused = yield* cbs("article", "rewrite", "--id", String(articleId), "--file", nul)
+          assert.isFalse(refused.ok)
+          assert.match(refused.stderr, /^cbs: body: must not contain NUL/)
+          assert.strictEqual((yield* revisionsOf(articleId)).length, 0)
+        })
+    )
   })
 })

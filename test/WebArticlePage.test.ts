@@ -221,7 +221,34 @@ layer(TestServerLive)("web pages: article", (it) => {
           body: PROTECTED_BODY
         })
         assert.strictEqual(reply.status, 422)
-        assert.include(reply.text, "Please correct this: Title")
+        assert.include(reply.text, "Please correct this: title: must not be empty")
+        assert.strictEqual((yield* revisions(articleId)).length, 0)
+      })
+    )
+
+    it.effect("the editor refuses a too-long reason with the API's own message for it, and saves nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, browser, articleId, accountId } = yield* withArticle
+        const key = yield* app.makeKey(accountId)
+        const reason = "r".repeat(2001)
+        const viaApi = yield* app.fetch(`/api/v1/articles/${articleId}`, {
+          method: "PATCH",
+          headers: { "x-api-key": key, "content-type": "application/json" },
+          body: JSON.stringify({ title: "New", reason })
+        })
+        const apiError = (yield* Effect.promise(() => viaApi.json())) as { message: string; limit: number }
+        assert.strictEqual(viaApi.status, 422)
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "New",
+          meta_description: "Old meta",
+          body: PROTECTED_BODY,
+          reason
+        })
+        assert.strictEqual(reply.status, 422)
+        assert.include(reply.text, apiError.message)
         assert.strictEqual((yield* revisions(articleId)).length, 0)
       })
     )
@@ -344,6 +371,45 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.include(apiRow, "API")
         assert.include(apiRow, ">200<")
         assert.isBelow(page.text.indexOf("get_article"), page.text.indexOf(`GET /api/v1/articles/${articleId}`))
+      })
+    )
+
+    it.effect("tells the whole story: editor saves and restores with who and why, beside API and MCP calls", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, browser, articleId, accountId, email } = yield* withArticle
+        const key = yield* app.makeKey(accountId)
+        const page = yield* open(browser, `/articles/${articleId}`)
+        for (const [title, reason] of [
+          ["Second", "first save"],
+          ["Third", "second save"],
+          ["Fourth", ""]
+        ] as const) {
+          const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+            csrf: page.csrf,
+            title,
+            meta_description: "Old meta",
+            body: PROTECTED_BODY,
+            reason
+          })
+          assert.strictEqual(reply.status, 303)
+        }
+        const restored = yield* browser.post(`/articles/${articleId}/revisions/1/restore`, { csrf: page.csrf })
+        assert.strictEqual(restored.status, 303)
+        yield* readByApiAndMcp({ articleId, key, email })
+        const activity = yield* open(browser, `/articles/${articleId}/activity`)
+        assert.include(rowWith(activity.text, "first save"), "editor")
+        assert.include(rowWith(activity.text, "first save"), email)
+        assert.include(rowWith(activity.text, "second save"), "Revision")
+        assert.include(rowWith(activity.text, "Restored revision 1"), "editor")
+        assert.include(rowWith(activity.text, "get_article"), "MCP")
+        assert.include(rowWith(activity.text, `GET /api/v1/articles/${articleId}`), "API")
+        const onlyEditor = yield* open(browser, `/articles/${articleId}/activity?origin=editor`)
+        assert.strictEqual((onlyEditor.text.match(/<tr><td>/g) ?? []).length, 4)
+        assert.notInclude(onlyEditor.text, "get_article")
+        const onlyMcp = yield* open(browser, `/articles/${articleId}/activity?origin=MCP`)
+        assert.notInclude(onlyMcp.text, "first save")
+        assert.include(onlyMcp.text, "get_article")
       })
     )
 

@@ -19,9 +19,23 @@ export const AuditEntry = Schema.Struct({
 })
 export type AuditEntry = typeof AuditEntry.Type
 
-export class AuditRow extends Schema.Class<AuditRow>("AuditRow")({
-  id: Schema.Number,
-  ...AuditEntry.fields
+/**
+ * One line of an article's story: a call (API or MCP, with its status) or a change made outside the API (in the
+ * editor, or by a rewrite or import, with its revision and reason), with who made it.
+ */
+export class ActivityRow extends Schema.Class<ActivityRow>("ActivityRow")({
+  at: Schema.String,
+  kind: Schema.Literal("call", "change"),
+  origin: RevisionOrigin,
+  method: Schema.NullOr(Schema.String),
+  path: Schema.NullOr(Schema.String),
+  tool: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.Number),
+  revision: Schema.NullOr(Schema.Number),
+  reason: Schema.NullOr(Schema.String),
+  user_email: Schema.NullOr(Schema.String),
+  key_name: Schema.NullOr(Schema.String),
+  key_prefix: Schema.NullOr(Schema.String)
 }) {}
 
 export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
@@ -33,16 +47,32 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
       execute: (entry) => sql`insert into audit_log ${sql.insert({ ...entry, at: sql`${entry.at}::timestamptz` })}`
     })
 
-    // Follows audit_log_article_at_idx.
-    const listForArticle = (articleId: number, limit: number, offset: number) =>
+    // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
+    const activityOfArticle = (
+      articleId: number,
+      options: { readonly origin?: string | undefined; readonly limit: number; readonly offset: number }
+    ) =>
       SqlSchema.findAll({
         Request: Schema.Void,
-        Result: AuditRow,
+        Result: ActivityRow,
         execute: () => sql`
-          select id, ${sql.unsafe(rfc3339("at"))} as at, account_id, api_key_id,
-            user_id, origin, method, path, tool, article_id, status, duration_ms, request_id
-          from audit_log where article_id = ${articleId}
-          order by at desc, id desc limit ${limit} offset ${offset}`
+          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.origin, x.method, x.path, x.tool, x.status,
+            x.revision, x.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix
+          from (
+            select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
+              null::integer as revision, null::text as reason, a.user_id, a.api_key_id, a.id as seq
+            from audit_log a where a.article_id = ${articleId}
+            union all
+            select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
+              r.user_id, r.api_key_id, r.id
+            from article_revisions r
+            where r.article_id = ${articleId} and r.origin in ('editor', 'rewrite')
+          ) x
+          left join users u on u.id = x.user_id
+          left join api_keys k on k.id = x.api_key_id
+          where ${options.origin === undefined ? sql`true` : sql`x.origin = ${options.origin}`}
+          order by x.at desc, x.seq desc
+          limit ${options.limit} offset ${options.offset}`
       })(undefined).pipe(Effect.orDie)
 
     const pruneBefore = (before: string) =>
@@ -57,6 +87,6 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
         Effect.orDie
       )
 
-    return { insert, listForArticle, pruneBefore }
+    return { insert, activityOfArticle, pruneBefore }
   })
 }) {}

@@ -1,7 +1,9 @@
 import { Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import { ArticleEdits } from "../ArticleEdits.js"
+import { strictBody, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
+import { fromParseError } from "../Domain/DecodeIssues.js"
 import { ArticleId } from "../Domain/Ids.js"
 import { CliError } from "./CliError.js"
 import { CliRepo } from "./Repo.js"
@@ -31,6 +33,11 @@ const rewrite = Command.make(
       const owner = id > 0 && Number.isSafeInteger(id) ? yield* repo.articleOwner(ArticleId.make(id)) : Option.none()
       if (Option.isNone(owner)) return yield* new CliError({ message: `no article has id ${id}` })
       const articleId = ArticleId.make(id)
+      // The same payload, bounds and messages as PUT /api/v1/articles/{id}.
+      const payload = yield* Schema.decodeUnknown(strictBody(UpdateArticlePayload))({
+        body,
+        ...(Option.isSome(reason) ? { reason: reason.value } : {})
+      }).pipe(Effect.mapError((error) => new CliError({ message: fromParseError(error).message })))
       const latest = Effect.map(edits.history(articleId), (rows) => rows[0]?.number ?? 0)
       const before = yield* latest
       yield* edits
@@ -38,10 +45,10 @@ const rewrite = Command.make(
           {
             credential: { kind: "user", id: owner.value.user_id, accountId: owner.value.account_id, isAdmin: false },
             origin: "rewrite",
-            reason: Option.getOrUndefined(reason)
+            reason: payload.reason
           },
           articleId,
-          { body }
+          payload
         )
         .pipe(
           Effect.catchTag("ProtectedLinkViolation", (error) =>

@@ -76,6 +76,19 @@ export class PatchArticlePayload extends Schema.Class<PatchArticlePayload>("Patc
   { description: "Small edits; at least one of title, meta_description and replacements." }
 ) {}
 
+/**
+ * The editor's save: any of title, body and meta description in one change, with a reason. The same fields and
+ * bounds as the API's payloads, decoded the same way, so the web page refuses what the API refuses, in its words.
+ */
+export const EditArticlePayload = strictBody(
+  Schema.Struct({
+    title: Schema.optional(Title),
+    body: Schema.optional(Body),
+    meta_description: Schema.optional(MetaDescription),
+    reason: Schema.optional(Reason)
+  })
+)
+
 export const ImageUrl = Text.pipe(
   maxLength(MAX_IMAGE_URL),
   Schema.filter(

@@ -92,7 +92,8 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
 export const RateLimitedBody = wire(RateLimited, "RateLimited", {
   error: "rate_limited",
   status: 429,
-  description: "More than 60 requests in a minute for this credential.",
+  description:
+    "More requests in a minute than the credential's limit (RateLimit-Limit); Retry-After gives the seconds to wait.",
   fields: withLimit
 })
 
@@ -158,7 +159,7 @@ export const EditLimitExceededBody = wire(EditLimitExceeded, "EditLimitExceeded"
   error: "edit_limit_exceeded",
   status: 429,
   description:
-    "The account has made 200 successful article changes this UTC day (API and MCP together); Retry-After gives the seconds to the next UTC midnight.",
+    "The account has made its daily number of successful article changes (API and MCP together, limit gives it); Retry-After gives the seconds to the next UTC midnight.",
   fields: withLimit
 })
 

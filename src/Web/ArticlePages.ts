@@ -1,4 +1,4 @@
-import type { AuditRow } from "../Audit/Repo.js"
+import type { ActivityRow } from "../Audit/Repo.js"
 import type { RevisionRow } from "../Audit/RevisionsRepo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { lineDiff } from "./ArticleDiff.js"
@@ -31,7 +31,11 @@ const protectedList = (links: ReadonlyArray<ProtectedLink>) =>
         (link) => html`<li><strong>${link.type}</strong>: “${link.text}” → <code>${link.href}</code></li>`
       )}</ul>`
 
-const who = (entry: RevisionEntry) =>
+const who = (entry: {
+  readonly user_email: string | null
+  readonly key_name: string | null
+  readonly key_prefix: string | null
+}) =>
   entry.user_email !== null
     ? html`${entry.user_email}`
     : entry.key_name !== null
@@ -139,29 +143,43 @@ ${bodyFrame(`Body of revision ${revision.number}`, revision.body)}
 }
 
 /** `GET /articles/:id/activity`: the API and MCP calls that concerned the article, newest first. */
+/** The origins the activity log can be narrowed to. */
+export const ACTIVITY_ORIGINS = ["API", "MCP", "editor", "rewrite"] as const
+
+/** The article's story: its API and MCP calls and its changes in the editor or by a rewrite, newest first. */
 export const activityPage = (options: {
   readonly viewer: Viewer
   readonly article: ArticleWithBody
-  readonly rows: ReadonlyArray<AuditRow>
+  readonly rows: ReadonlyArray<ActivityRow>
+  readonly origin: string | undefined
   readonly page: number
   readonly hasNext: boolean
 }) => {
-  const { article, page } = options
-  const href = (n: number) => `/articles/${article.id}/activity?page=${n}`
+  const { article, page, origin } = options
+  const base = `/articles/${article.id}/activity`
+  const href = (n: number) => `${base}?page=${n}${origin === undefined ? "" : `&origin=${origin}`}`
   return layout({
     title: "Activity",
     viewer: options.viewer,
     section: "sites",
     main: html`<p><a href="/articles/${article.id}">Back to the article</a></p>
 <h1>Activity of ${article.title ?? `article ${article.id}`}</h1>
+<nav class="filters" aria-label="Show activity from">
+${origin === undefined ? html`<strong>All</strong>` : html`<a href="${base}">All</a>`}
+${ACTIVITY_ORIGINS.map((o) => (o === origin ? html` <strong>${o}</strong>` : html` <a href="${base}?origin=${o}">${o}</a>`))}
+</nav>
 ${
   options.rows.length === 0
-    ? html`<p>No calls on this page.</p>`
+    ? html`<p>Nothing on this page.</p>`
     : html`<div class="table-wrap"><table>
-<thead><tr><th>Time</th><th>Origin</th><th>Call</th><th class="num">Status</th><th class="num">Duration (ms)</th></tr></thead>
+<thead><tr><th>Time</th><th>Origin</th><th>Who</th><th>What</th><th>Reason</th><th class="num">Status</th></tr></thead>
 <tbody>${options.rows.map(
         (row) =>
-          html`<tr><td>${timestamp(row.at)}</td><td>${row.origin}</td><td><code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code></td><td class="num">${row.status}</td><td class="num">${row.duration_ms}</td></tr>`
+          html`<tr><td>${timestamp(row.at)}</td><td>${row.origin}</td><td>${who(row)}</td><td>${
+            row.kind === "change"
+              ? html`Revision <a href="/articles/${article.id}/revisions/${row.revision ?? 0}">${row.revision ?? ""}</a> saved`
+              : html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
+          }</td><td>${row.reason ?? none}</td><td class="num">${row.status ?? none}</td></tr>`
       )}</tbody></table></div>`
 }
 <nav class="pages" aria-label="Activity pages">

@@ -4,11 +4,12 @@ import { ArticleEdits, type EditContext } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { AuditLog } from "../Audit.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { MetaDescription, Reason, Title } from "../Domain/ArticleEdits.js"
-import { publicError, ValidationError } from "../Domain/Errors.js"
+import { EditArticlePayload } from "../Domain/ArticleEdits.js"
+import { fromParseError } from "../Domain/DecodeIssues.js"
+import { publicError } from "../Domain/Errors.js"
 import { ArticleId } from "../Domain/Ids.js"
 import { explain } from "./ArticleErrors.js"
-import { activityPage, articlePage, type EditorValues, revisionPage } from "./ArticlePages.js"
+import { ACTIVITY_ORIGINS, activityPage, articlePage, type EditorValues, revisionPage } from "./ArticlePages.js"
 import { ArticlePageRepo } from "./ArticleRepo.js"
 import type { Form } from "./Forms.js"
 import { PageGuard } from "./Guard.js"
@@ -28,11 +29,9 @@ const editorOf = (article: ArticleWithBody, meta: string | null): EditorValues =
   reason: ""
 })
 
-const check = <A, I>(schema: Schema.Schema<A, I>, field: string, value: unknown) =>
-  Either.mapLeft(
-    Schema.decodeUnknownEither(schema)(value),
-    (issue) => new ValidationError({ message: `${field}: ${issue.message}` })
-  )
+/** The editor's fields, decoded by the payload schema the API uses: a refusal is the API's 422, word for word. */
+const decodeEdit = (fields: unknown) =>
+  Schema.decodeUnknown(EditArticlePayload)(fields).pipe(Effect.mapError(fromParseError))
 
 /**
  * The article page (`/articles/:id`), its editor (`POST /articles/:id/edit`), one revision with its diff and Restore
@@ -93,22 +92,27 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
     )
 
-    /** Title, body and meta description as one change through the API's own edit service (one revision). */
-    const save = (context: EditContext, current: ArticleWithBody, meta: string | null, form: Form) =>
+    /**
+     * Title, body and meta description as one change through the API's own edit service (one revision). Only the
+     * fields that changed are sent, so an article whose stored title predates the bounds can still be edited.
+     */
+    const save = (viewer: Viewer, current: ArticleWithBody, meta: string | null, form: Form) =>
       Effect.gen(function* () {
         const title = form.get("title") ?? ""
         const body = (form.get("body") ?? "").replace(/\r\n?/g, "\n")
         const metaDescription = (form.get("meta_description") ?? "").replace(/\r\n?/g, "\n")
+        const reason = (form.get("reason") ?? "").trim()
         const titleChanged = title.trim() !== (current.title ?? "")
-        if (titleChanged) yield* check(Title, "Title", title)
-        yield* check(MetaDescription, "Meta description", metaDescription)
         const metaChanged = metaDescription !== (meta ?? "")
-        if (!titleChanged && body === current.body && !metaChanged) return false
-        yield* edits.edit(context, current.id, {
-          title: titleChanged ? title : undefined,
+        const fields = yield* decodeEdit({
+          ...(titleChanged ? { title } : {}),
           body,
-          meta_description: metaChanged ? metaDescription : undefined
+          ...(metaChanged ? { meta_description: metaDescription } : {}),
+          ...(reason === "" ? {} : { reason })
         })
+        if (!titleChanged && body === current.body && !metaChanged) return false
+        const context: EditContext = { credential: viewer.credential, origin: "editor", reason: fields.reason }
+        yield* edits.edit(context, current.id, fields)
         return true
       })
 
@@ -122,7 +126,6 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
             const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const current = article.value
-            const reasonText = (form.get("reason") ?? "").trim()
             const editor: EditorValues = {
               title: form.get("title") ?? "",
               meta_description: form.get("meta_description") ?? "",
@@ -130,14 +133,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
               reason: form.get("reason") ?? ""
             }
             const meta = yield* repo.metaDescription(current.id)
-            const context: EditContext = {
-              credential: viewer.credential,
-              origin: "editor",
-              reason: reasonText === "" ? undefined : reasonText
-            }
-            const outcome = yield* Effect.either(
-              Effect.flatMap(check(Reason, "Reason", reasonText), () => save(context, current, meta, form))
-            )
+            const outcome = yield* Effect.either(save(viewer, current, meta, form))
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
               // A refused save changed nothing: the page shows the article as it is, with the submitted values.
@@ -211,18 +207,21 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
           const id = yield* articleIdParam
           const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
           if (Option.isNone(article)) return notFoundPage(viewer, "article")
-          const page = Option.getOrElse(positive(searchOf(request.url).get("page")), () => 1)
+          const search = searchOf(request.url)
+          const page = Option.getOrElse(positive(search.get("page")), () => 1)
+          const origin = ACTIVITY_ORIGINS.find((o) => o === search.get("origin"))
           // One row more than shown tells whether there is an older page.
-          const rows = yield* audit.listForArticle(
-            article.value.id,
-            ACTIVITY_PER_PAGE + 1,
-            (page - 1) * ACTIVITY_PER_PAGE
-          )
+          const rows = yield* audit.activityOfArticle(article.value.id, {
+            origin,
+            limit: ACTIVITY_PER_PAGE + 1,
+            offset: (page - 1) * ACTIVITY_PER_PAGE
+          })
           return sendPage(
             activityPage({
               viewer,
               article: article.value,
               rows: rows.slice(0, ACTIVITY_PER_PAGE),
+              origin,
               page,
               hasNext: rows.length > ACTIVITY_PER_PAGE
             })
