@@ -70,7 +70,8 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
     const change = <E>(
       context: EditContext,
       id: ArticleId,
-      edit: (current: ArticleRow) => Effect.Effect<Proposal, E>
+      edit: (current: ArticleRow) => Effect.Effect<Proposal, E>,
+      beforeCommit: Effect.Effect<void> = Effect.void
     ) =>
       Effect.gen(function* () {
         const call = yield* Effect.serviceOption(CurrentCall)
@@ -116,6 +117,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
             logged = true
           }
+          yield* beforeCommit
           return withBody(saved, links)
         }).pipe(sql.withTransaction)
         if (logged && Option.isSome(call)) yield* call.value.markRecorded
@@ -182,9 +184,19 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             })
           )
 
-    /** A new featured image address. */
-    const setFeaturedImage = (context: EditContext, id: ArticleId, url: string) =>
-      change(context, id, (current) => Effect.succeed({ content: { ...current, featured_image_url: url } })).pipe(
+    /** A new featured image address; `beforeCommit` runs as the change's last step (the upload's file is written). */
+    const setFeaturedImage = (
+      context: EditContext,
+      id: ArticleId,
+      url: string,
+      beforeCommit: Effect.Effect<void> = Effect.void
+    ) =>
+      change(
+        context,
+        id,
+        (current) => Effect.succeed({ content: { ...current, featured_image_url: url } }),
+        beforeCommit
+      ).pipe(
         // The body is untouched, so no protected link can be concerned.
         Effect.catchTag("ProtectedLinkViolation", Effect.die)
       )

@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { afterAll, assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, TestClock } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -175,6 +175,31 @@ layer(TestServerLive)("featured image", (it) => {
         assert.strictEqual(res.status, 200)
         assert.deepStrictEqual(Object.keys(res.body.data).sort(), ARTICLE_FIELDS)
         assert.strictEqual(res.body.data.id, id)
+      })
+    )
+
+    it.effect("an upload refused as 404 (another account's article) or 429 (quota used) leaves no file", () =>
+      Effect.gen(function* () {
+        yield* TestClock.setTime(Date.now())
+        const app = yield* TestApp
+        const sql = yield* SqlClient.SqlClient
+        const stored = () => readdirSync(mediaDir).filter((name) => !name.endsWith(".tmp"))
+        const before = stored()
+        const { key } = yield* articleOfNewAccount()
+        const foreign = yield* articleOfNewAccount()
+        // A PNG of its own, so that no earlier test stored the same content.
+        const unique = Uint8Array.from([...PNG, ...new TextEncoder().encode(`orphan-${Date.now()}`)])
+        const foreignAnswer = yield* upload(foreign.id, key, unique)
+        assert.strictEqual(foreignAnswer.status, 404)
+        const { accountId, key: spent } = yield* app.makeAccount()
+        const id = yield* app.makeArticle(yield* app.makeSite(accountId))
+        yield* sql`insert into edit_counters (account_id, day, count)
+          values (${accountId}, ${new Date().toISOString().slice(0, 10)}::date, 200)
+          on conflict do nothing`.pipe(Effect.orDie)
+        const spentAnswer = yield* upload(id, spent, unique)
+        assert.strictEqual(spentAnswer.status, 429)
+        assert.strictEqual(spentAnswer.body.error, "edit_limit_exceeded")
+        assert.deepStrictEqual(stored(), before)
       })
     )
 

@@ -21,42 +21,42 @@ export class MediaStore extends Effect.Service<MediaStore>()("Media/MediaStore",
     yield* fs.makeDirectory(directory, { recursive: true })
 
     /**
-     * Stores an uploaded file (already on disk, its size bounded while it streamed in) under a content-addressed
-     * name and returns that name. The type comes from the bytes, never from the file name or declared type.
+     * Checks an image and names it, without writing anything: the name is the SHA-256 of the content and the
+     * extension of the type its bytes show (never the file name or declared type). `write` stores it under that name
+     * and tells whether it created the file (the same content may be stored already); `remove` takes back a file
+     * that `write` created, for a change that did not commit.
      */
-    const store = Effect.fn("MediaStore.store")(
-      function* (uploadPath: string) {
+    const prepare = Effect.fn("MediaStore.prepare")(function* (bytes: Uint8Array) {
+      if (bytes.length > MAX_IMAGE_BYTES) {
+        return yield* new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES })
+      }
+      const type = sniffImageType(bytes.subarray(0, 64))
+      if (type === undefined) {
+        return yield* new UnsupportedImage({ message: "The file is not a JPEG, PNG, WebP, GIF or AVIF image." })
+      }
+      const name = `${createHash("sha256").update(bytes).digest("hex")}.${type.extension}`
+      const target = path.join(directory, name)
+      const write = Effect.gen(function* () {
+        if (yield* fs.exists(target)) return false
+        // Write beside the target and rename, so a reader never sees half a file.
+        const temporary = `${target}.${process.pid}.${Date.now()}.tmp`
+        yield* fs.writeFile(temporary, bytes)
+        yield* fs.rename(temporary, target)
+        return true
+      }).pipe(Effect.orDie)
+      const remove = fs.remove(target).pipe(Effect.ignore)
+      return { name, write, remove }
+    })
+
+    /** The bytes of an uploaded file (already on disk, its size bounded while it streamed in). */
+    const readUpload = (uploadPath: string) =>
+      Effect.gen(function* () {
         const info = yield* fs.stat(uploadPath)
         if (Number(info.size) > MAX_IMAGE_BYTES) {
           return yield* new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES })
         }
-        return yield* storeBytes(yield* fs.readFile(uploadPath))
-      },
-      Effect.catchTags({ BadArgument: Effect.die, SystemError: Effect.die })
-    )
-
-    /** Stores an image given as bytes (the agent tool's base64 upload) under the same rules as an upload. */
-    const storeBytes = Effect.fn("MediaStore.storeBytes")(
-      function* (bytes: Uint8Array) {
-        if (bytes.length > MAX_IMAGE_BYTES) {
-          return yield* new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES })
-        }
-        const type = sniffImageType(bytes.subarray(0, 64))
-        if (type === undefined) {
-          return yield* new UnsupportedImage({ message: "The file is not a JPEG, PNG, WebP, GIF or AVIF image." })
-        }
-        const name = `${createHash("sha256").update(bytes).digest("hex")}.${type.extension}`
-        const target = path.join(directory, name)
-        if (!(yield* fs.exists(target))) {
-          // Write beside the target and rename, so a reader never sees half a file.
-          const temporary = `${target}.${process.pid}.${Date.now()}.tmp`
-          yield* fs.writeFile(temporary, bytes)
-          yield* fs.rename(temporary, target)
-        }
-        return name
-      },
-      Effect.catchTags({ BadArgument: Effect.die, SystemError: Effect.die })
-    )
+        return yield* fs.readFile(uploadPath)
+      }).pipe(Effect.catchTags({ BadArgument: Effect.die, SystemError: Effect.die }))
 
     /** The public address of a stored file. */
     const urlOf = (name: string) => Effect.succeed(`${baseUrl}/media/${name}`)
@@ -77,6 +77,6 @@ export class MediaStore extends Effect.Service<MediaStore>()("Media/MediaStore",
         })
       }).pipe(Effect.orDie)
 
-    return { store, storeBytes, urlOf, respond }
+    return { prepare, readUpload, urlOf, respond }
   })
 }) {}
