@@ -8,7 +8,7 @@ import { Accounts } from "../src/Auth/Accounts.js"
 import type { Database } from "../src/Database.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { HttpServerLive } from "../src/Server.js"
-import { withSessionCookie } from "../src/Web/Session.js"
+import { withSessionCookie } from "../src/SignIn/Sessions.js"
 import { type Browser, hiddenField, makeBrowser, REDIRECT_URI, type Reply } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { formOf } from "../Web/Forms.js"
+import { formOf } from "../SignIn/Forms.js"
 import type { ClientRow } from "./ClientsRepo.js"
 import { isS256Challenge } from "./Pkce.js"
 import { matchesRegistered } from "./RedirectUris.js"

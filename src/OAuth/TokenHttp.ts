@@ -1,6 +1,6 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { isFormRequest, readForm } from "../Web/Forms.js"
+import { isFormRequest, readForm } from "../SignIn/Forms.js"
 import { OAuthClients } from "./Clients.js"
 import { corsJson, invalidClient, invalidRequest, noStoreHeaders, OAuthError, oauthErrorResponse } from "./Responses.js"
 import { OAuthTokens } from "./Tokens.js"

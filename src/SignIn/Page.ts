@@ -1,15 +1,4 @@
-import { html, page } from "./Html.js"
-
-/** Where to go after signing in: only a path on this site (never `//host` or an absolute URL). */
-export const safeReturnTo = (value: string | undefined): string | undefined =>
-  value !== undefined &&
-  value.length <= 8000 &&
-  value.startsWith("/") &&
-  !value.startsWith("//") &&
-  !value.startsWith("/\\") &&
-  !/[\p{Cc}\\]/u.test(value)
-    ? value
-    : undefined
+import { html, page } from "../Http/Html.js"
 
 /** The sign-in form; `message` explains why the last attempt was refused. */
 export const signInPage = (options: {

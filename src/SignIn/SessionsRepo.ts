@@ -14,7 +14,7 @@ const SignInUser = Schema.Struct({ id: UserId, password_hash: Schema.NullOr(Sche
 const FailureCounts = Schema.Struct({ by_email: Schema.Number, by_ip: Schema.Number })
 
 /** Web sessions and failed sign-in attempts. Times come from the service's clock (ISO strings). */
-export class SessionsRepo extends Effect.Service<SessionsRepo>()("Web/SessionsRepo", {
+export class SessionsRepo extends Effect.Service<SessionsRepo>()("SignIn/SessionsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 

@@ -57,7 +57,7 @@ export const csrfMatches = (sessionToken: string, submitted: string | undefined)
 }
 
 /** Server-side sessions of the sign-in page, shared by every instance through the database. */
-export class Sessions extends Effect.Service<Sessions>()("Web/Sessions", {
+export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
   dependencies: [SessionsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* SessionsRepo

@@ -1,8 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { htmlResponse, messagePage } from "../Http/Html.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
 import { readForm } from "./Forms.js"
-import { htmlResponse, messagePage } from "./Html.js"
+import { signedInPage, signInPage } from "./Page.js"
+import { safeReturnTo, signInUrl } from "./ReturnTo.js"
 import {
   csrfMatches,
   csrfToken,
@@ -10,15 +12,10 @@ import {
   THROTTLE_WINDOW_MINUTES,
   withoutSessionCookie,
   withSessionCookie
-} from "./Session.js"
-import { safeReturnTo, signedInPage, signInPage } from "./SignInPage.js"
+} from "./Sessions.js"
 
 const MAX_EMAIL = 320
 const MAX_PASSWORD = 1024
-
-/** `/signin?return_to=…` for a path on this site. */
-export const signInUrl = (returnTo: string | undefined) =>
-  returnTo === undefined ? "/signin" : `/signin?return_to=${encodeURIComponent(returnTo)}`
 
 /** 303: after a form POST, the browser follows with a GET (and never re-sends the password). */
 const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
