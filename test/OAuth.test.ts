@@ -559,6 +559,36 @@ layer(ServersLive)("OAuth authorization server", (it) => {
     )
   })
 
+  describe("input outside ASCII or holding NUL", () => {
+    it.effect("a redirect URI outside ASCII gets its code and its errors at a percent-encoded Location", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, resource } = yield* context
+        const uri = "https://client.example/€"
+        const clientId = yield* registerClient(browser, { redirect_uris: [uri] })
+        const user = yield* makeUser
+        const pkce = pkcePair()
+        const extra = { redirect_uri: uri }
+        const refused = yield* browser.get(
+          `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource, extra: { ...extra, code_challenge_method: "plain" } })}`
+        )
+        assert.strictEqual(refused.status, 302, refused.text)
+        assert.isTrue(refused.location!.startsWith("https://client.example/%E2%82%AC?error=invalid_request&"))
+        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource, extra })}`
+        const denied = yield* allow(browser, yield* signInThrough(browser, path, user.email), "deny")
+        assert.strictEqual(denied.status, 302, denied.text)
+        assert.isTrue(denied.location!.startsWith("https://client.example/%E2%82%AC?error=access_denied&"))
+        const back = yield* allow(browser, yield* browser.get(path))
+        assert.strictEqual(back.status, 302, back.text)
+        assert.isTrue(back.location!.startsWith("https://client.example/%E2%82%AC?code=cbs_ac_"))
+        // The token request names the redirect URI as it was registered.
+        const code = paramsOf(back.location).get("code")!
+        const reply = yield* exchange(browser, { clientId, code, pkce }, { redirect_uri: uri })
+        assert.strictEqual(reply.status, 200, reply.text)
+      })
+    )
+  })
+
   describe("CSRF and sessions", () => {
     it.effect("a consent POST with a missing or wrong CSRF token is refused with 403 and redirects nowhere", () =>
       Effect.gen(function* () {

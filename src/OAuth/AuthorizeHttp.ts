@@ -25,7 +25,7 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
     const check = (query: string) => checkAuthorize(query, serverResource, clients.find)
     const redirectError = (check: Extract<AuthorizeCheck, { _tag: "ErrorRedirect" }>) =>
       found(
-        authorizationResponseUrl(check.redirectUri, base, check.state, {
+        authorizationResponseUrl(check.redirectLocation, base, check.state, {
           error: check.error,
           error_description: check.description
         })
@@ -41,7 +41,7 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
       const session = yield* sessions.current(request)
       const fail = (error: string, description: string) =>
         found(
-          authorizationResponseUrl(authorize.redirectUri, base, authorize.state, {
+          authorizationResponseUrl(authorize.redirectLocation, base, authorize.state, {
             error,
             error_description: description
           })
@@ -73,7 +73,7 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
         return authorizeErrorPage("The form has expired or did not come from this site. Go back and try again.", 403)
       }
       const respond = (params: Record<string, string>) =>
-        found(authorizationResponseUrl(authorize.redirectUri, base, authorize.state, params))
+        found(authorizationResponseUrl(authorize.redirectLocation, base, authorize.state, params))
       const decision = form.value.get("decision")
       if (decision === "deny") {
         return respond({ error: "access_denied", error_description: "The user denied access." })

@@ -71,6 +71,17 @@ export const hiddenField = (page: string, name: string) => {
 }
 
 /**
+ * Submits the sign-in form as a browser does: opens `/signin` first (the form and its cookie), then posts `fields`
+ * with the form's hidden CSRF token, if it has one.
+ */
+export const submitSignIn = (browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const form = yield* browser.get("/signin")
+    const csrf = hiddenField(form.text, "csrf")
+    return yield* browser.post("/signin", { ...fields, ...(csrf === undefined ? {} : { csrf }) }, headers)
+  })
+
+/**
  * The user's part of the authorization: open the authorization URL, sign in with the form, press Allow on the
  * consent page. The redirect back to the client (302) and its query parameters.
  */

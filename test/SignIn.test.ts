@@ -1,0 +1,59 @@
+import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { hiddenField, makeBrowser, submitSignIn } from "./support/McpClient.js"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { PASSWORD } from "./support/WebPages.js"
+
+/** Under `layer(...)` the server runs on the test clock, which starts at the epoch. */
+const startClock = TestClock.setTime(Date.now())
+
+/** A user with a password, and a browser of its own. */
+const makeUser = Effect.gen(function* () {
+  const app = yield* TestApp
+  const email = `signin-${randomBytes(4).toString("hex")}@example.com`
+  const { accountId } = yield* app.makeAccount({ email, password: PASSWORD })
+  return { app, email, accountId, browser: makeBrowser(app.baseUrl) }
+})
+
+const count = (table: "web_sessions") =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`select count(*)::int as n from ${sql(table)}`.pipe(
+      Effect.map((rows) => rows[0]!.n),
+      Effect.orDie
+    )
+  )
+
+layer(TestServerLive)("sign-in", (it) => {
+  describe("where sign-in leads", () => {
+    it.effect("a return_to outside ASCII is answered 303 with a percent-encoded Location, not a 500", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, email, browser } = yield* makeUser
+        const before = yield* count("web_sessions")
+        const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/sites/€?q=é" })
+        assert.strictEqual(reply.status, 303, reply.text)
+        assert.strictEqual(reply.location, "/sites/%E2%82%AC?q=%C3%A9")
+        assert.strictEqual(yield* count("web_sessions"), before + 1)
+        // Signed in, the sign-in address sends straight on, encoded the same way.
+        const again = yield* browser.get(`/signin?return_to=${encodeURIComponent("/sites/€")}`)
+        assert.strictEqual(again.status, 303)
+        assert.strictEqual(again.location, "/sites/%E2%82%AC")
+        // Signed out, the form carries the path in the form it will be sent in.
+        const form = yield* makeBrowser(app.baseUrl).get(`/signin?return_to=${encodeURIComponent("/sites/€")}`)
+        assert.strictEqual(hiddenField(form.text, "return_to"), "/sites/%E2%82%AC")
+      })
+    )
+
+    it.effect("a return_to whose dot segments resolve to //host is dropped, never sent on as a network path", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/a/../..//evil.example/" })
+        assert.strictEqual(reply.status, 303)
+        assert.notInclude(reply.location ?? "", "evil.example")
+      })
+    )
+  })
+})
