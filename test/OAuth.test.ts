@@ -559,7 +559,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
     )
   })
 
-  describe("input outside ASCII or holding NUL", () => {
+  describe("redirect URIs outside ASCII", () => {
     it.effect("a redirect URI outside ASCII gets its code and its errors at a percent-encoded Location", () =>
       Effect.gen(function* () {
         yield* startClock
@@ -585,6 +585,73 @@ layer(ServersLive)("OAuth authorization server", (it) => {
         const code = paramsOf(back.location).get("code")!
         const reply = yield* exchange(browser, { clientId, code, pkce }, { redirect_uri: uri })
         assert.strictEqual(reply.status, 200, reply.text)
+      })
+    )
+  })
+
+  describe("NUL (U+0000) in OAuth input", () => {
+    it.effect("at /token, a NUL in client_id or any field is an OAuth error, never a 500", () =>
+      Effect.gen(function* () {
+        const { browser } = yield* context
+        const clientId = yield* registerClient(browser)
+        const fields = { grant_type: "authorization_code", code: "cbs_ac_x", code_verifier: pkcePair().verifier }
+        assertOAuthError(yield* tokenRequest(browser, { ...fields, client_id: "\u0000" }), 400, "invalid_request")
+        assertOAuthError(
+          yield* tokenRequest(browser, { ...fields, client_id: clientId, code: "a\u0000" }),
+          400,
+          "invalid_request"
+        )
+        const basic = `Basic ${Buffer.from("%00:secret").toString("base64")}`
+        const viaHeader = yield* browser.post("/token", fields, { authorization: basic })
+        assertOAuthError(viaHeader, 401, "invalid_client")
+        assertNoStore(viaHeader)
+      })
+    )
+
+    it.effect(
+      "at /authorize, a NUL client_id is an error page; a NUL in another field is redirected as invalid_request",
+      () =>
+        Effect.gen(function* () {
+          const { browser, resource } = yield* context
+          const clientId = yield* registerClient(browser)
+          const challenge = pkcePair().challenge
+          for (const query of ["client_id=%00", authorizeQuery({ clientId: "\u0000", challenge, resource })]) {
+            const page = yield* browser.get(`/authorize?${query}`)
+            assert.strictEqual(page.status, 400, page.text)
+            assert.match(page.headers.get("content-type") ?? "", /^text\/html/)
+            assert.isUndefined(page.location)
+          }
+          const extra = { state: "a\u0000b" }
+          const redirected = yield* browser.get(
+            `/authorize?${authorizeQuery({ clientId, challenge, resource, extra })}`
+          )
+          assert.strictEqual(redirected.status, 302, redirected.text)
+          assert.isTrue(redirected.location!.startsWith(`${REDIRECT_URI}?`))
+          assert.strictEqual(paramsOf(redirected.location).get("error"), "invalid_request")
+        })
+    )
+
+    it.effect("at /register, a NUL in any field is a 400 OAuth error and registers nothing", () =>
+      Effect.gen(function* () {
+        const { browser } = yield* context
+        const sql = yield* SqlClient.SqlClient
+        const clients = sql<{ n: number }>`select count(*)::int as n from oauth_clients`.pipe(
+          Effect.map((rows) => rows[0]!.n),
+          Effect.orDie
+        )
+        const before = yield* clients
+        const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+          [{ client_name: "Assistant\u0000" }, "invalid_client_metadata"],
+          [{ grant_types: ["authorization_code", "refresh_token\u0000"] }, "invalid_client_metadata"],
+          [{ response_types: ["code\u0000"] }, "invalid_client_metadata"],
+          [{ token_endpoint_auth_method: "none\u0000" }, "invalid_client_metadata"],
+          [{ redirect_uris: ["https://client.example/\u0000"] }, "invalid_redirect_uri"]
+        ]
+        for (const [fields, error] of cases) {
+          const reply = yield* browser.postJson("/register", { redirect_uris: [REDIRECT_URI], ...fields })
+          assertOAuthError(reply, 400, error)
+        }
+        assert.strictEqual(yield* clients, before)
       })
     )
   })

@@ -26,6 +26,27 @@ const count = (table: "web_sessions") =>
   )
 
 layer(TestServerLive)("sign-in", (it) => {
+  describe("what the form takes", () => {
+    it.effect("an e-mail or a password holding NUL re-shows the form with 400 and a message, never a 500", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        const before = yield* count("web_sessions")
+        for (const fields of [
+          { email: `a\u0000${email}`, password: PASSWORD },
+          { email, password: `${PASSWORD}\u0000` }
+        ]) {
+          const reply = yield* submitSignIn(browser, fields)
+          assert.strictEqual(reply.status, 400, reply.text)
+          assert.include(reply.text, 'action="/signin"')
+          assert.include(reply.text, "NUL")
+          assert.notInclude(reply.text, "\u0000")
+        }
+        assert.strictEqual(yield* count("web_sessions"), before)
+      })
+    )
+  })
+
   describe("where sign-in leads", () => {
     it.effect("a return_to outside ASCII is answered 303 with a percent-encoded Location, not a 500", () =>
       Effect.gen(function* () {

@@ -83,6 +83,7 @@ export const checkAuthorize = (
     })
     const repeated = singleValued.find((name) => form.duplicates.includes(name))
     if (repeated !== undefined) return fail("invalid_request", `${repeated} is given more than once.`)
+    if (form.withNul !== undefined) return fail("invalid_request", `${form.withNul} must not contain NUL (U+0000).`)
     const responseType = form.get("response_type")
     if (responseType === undefined) return fail("invalid_request", "response_type is required.")
     if (responseType !== "code") return fail("unsupported_response_type", "Only response_type=code is supported.")

@@ -54,6 +54,10 @@ export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
         const form = yield* readForm(request)
         if (Option.isNone(form)) return messagePage("Sign in", "The form could not be read. Please try again.", 400)
         const returnTo = safeReturnTo(form.value.get("return_to"))
+        if (form.value.withNul !== undefined) {
+          const message = "The e-mail address and the password cannot contain a NUL character."
+          return htmlResponse(signInPage({ returnTo, message }), { status: 400 })
+        }
         const email = (form.value.get("email") ?? "").trim().slice(0, MAX_EMAIL)
         const password = form.value.get("password") ?? ""
         if (email === "" || password === "" || password.length > MAX_PASSWORD) {
