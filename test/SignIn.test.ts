@@ -2,12 +2,20 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { hiddenField, makeBrowser, submitSignIn } from "./support/McpClient.js"
+import { hiddenField, makeBrowser, signInFormToken, submitSignIn, withToken } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD } from "./support/WebPages.js"
 
-/** Under `layer(...)` the server runs on the test clock, which starts at the epoch. */
-const startClock = TestClock.setTime(Date.now())
+/**
+ * Under `layer(...)` the server runs on the test clock, which starts at the epoch. Each test starts at the real time
+ * and an hour after the previous one: all requests come from 127.0.0.1, and no test may meet the slots that another
+ * one's wrong passwords hold for that address.
+ */
+let lastStart = 0
+const startClock = Effect.suspend(() => {
+  lastStart = Math.max(Date.now(), lastStart + 60 * 60_000)
+  return TestClock.setTime(lastStart)
+})
 
 /** A user with a password, and a browser of its own. */
 const makeUser = Effect.gen(function* () {
@@ -74,6 +82,76 @@ layer(TestServerLive)("sign-in", (it) => {
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/a/../..//evil.example/" })
         assert.strictEqual(reply.status, 303)
         assert.notInclude(reply.location ?? "", "evil.example")
+      })
+    )
+  })
+
+  describe("throttling", () => {
+    it.effect("after 10 wrong passwords for an e-mail within 15 minutes, even the right password waits", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        for (let i = 0; i < 10; i++) {
+          const reply = yield* submitSignIn(browser, { email, password: `wrong ${i}` })
+          assert.strictEqual(reply.status, 401)
+        }
+        const throttled = yield* submitSignIn(browser, { email: email.toUpperCase(), password: PASSWORD })
+        assert.strictEqual(throttled.status, 429)
+        assert.include(throttled.text, "wait")
+        assert.isFalse(browser.jar.has("cbs_session"))
+        yield* TestClock.adjust("16 minutes")
+        const later = yield* submitSignIn(browser, { email, password: PASSWORD })
+        assert.strictEqual(later.status, 303)
+        assert.isTrue(browser.jar.has("cbs_session"))
+      })
+    )
+
+    it.effect("60 wrong passwords sent at once check at most 10, and the right password after them waits", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        const csrf = yield* signInFormToken(browser)
+        const replies = yield* Effect.all(
+          Array.from({ length: 60 }, (_, i) =>
+            browser.post("/signin", withToken({ email, password: `guess ${i}` }, csrf))
+          ),
+          { concurrency: "unbounded" }
+        )
+        const statuses = replies.map((reply) => reply.status)
+        const checked = statuses.filter((status) => status === 401).length
+        assert.isAtMost(checked, 10)
+        assert.isAbove(checked, 0)
+        assert.strictEqual(statuses.filter((status) => status === 429).length, 60 - checked)
+        const right = yield* submitSignIn(browser, { email, password: PASSWORD })
+        assert.strictEqual(right.status, 429)
+        assert.isFalse(browser.jar.has("cbs_session"))
+      })
+    )
+
+    it.effect("a right password gives back only its own slot: the wrong ones before it still count", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        for (let i = 0; i < 9; i++) {
+          assert.strictEqual((yield* submitSignIn(browser, { email, password: `wrong ${i}` })).status, 401)
+        }
+        assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 303)
+        const other = makeBrowser((yield* TestApp).baseUrl)
+        assert.strictEqual((yield* submitSignIn(other, { email, password: "wrong 9" })).status, 401)
+        assert.strictEqual((yield* submitSignIn(other, { email, password: PASSWORD })).status, 429)
+      })
+    )
+
+    it.effect("wrong passwords for 10 different e-mails from one client address lock that address", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser } = yield* makeUser
+        for (let i = 0; i < 10; i++) {
+          const reply = yield* submitSignIn(browser, { email: `nobody-${i}@example.com`, password: "wrong" })
+          assert.strictEqual(reply.status, 401)
+        }
+        const { email } = yield* makeUser
+        assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 429)
       })
     )
   })

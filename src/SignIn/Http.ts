@@ -5,14 +5,8 @@ import { PublicUrl } from "../Http/PublicUrl.js"
 import { readForm } from "./Forms.js"
 import { signedInPage, signInPage } from "./Page.js"
 import { safeReturnTo, signInUrl } from "./ReturnTo.js"
-import {
-  csrfMatches,
-  csrfToken,
-  Sessions,
-  THROTTLE_WINDOW_MINUTES,
-  withoutSessionCookie,
-  withSessionCookie
-} from "./Sessions.js"
+import { csrfMatches, csrfToken, Sessions, withoutSessionCookie, withSessionCookie } from "./Sessions.js"
+import { THROTTLE_WINDOW_MINUTES } from "./Throttle.js"
 
 const MAX_EMAIL = 320
 const MAX_PASSWORD = 1024

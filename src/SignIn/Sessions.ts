@@ -4,16 +4,11 @@ import { Clock, Data, Duration, Effect, Option } from "effect"
 import { hashPassword, verifyPassword } from "../Auth/Passwords.js"
 import { hashSecret, newSecret } from "../Auth/Secrets.js"
 import { SessionsRepo, type SessionUser } from "./SessionsRepo.js"
+import { SignInThrottle } from "./Throttle.js"
 
 export const SESSION_COOKIE = "cbs_session"
 const SESSION_PREFIX = "cbs_s_"
 const SESSION_SECONDS = 14 * 24 * 60 * 60
-/** Failed sign-ins counted within this window... */
-export const THROTTLE_WINDOW_MINUTES = 15
-/** ...up to this many per e-mail address... */
-const MAX_FAILURES_PER_EMAIL = 10
-/** ...and this many per client address (generous: several people may share one). */
-const MAX_FAILURES_PER_IP = 100
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -58,9 +53,10 @@ export const csrfMatches = (sessionToken: string, submitted: string | undefined)
 
 /** Server-side sessions of the sign-in page, shared by every instance through the database. */
 export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
-  dependencies: [SessionsRepo.Default],
+  dependencies: [SessionsRepo.Default, SignInThrottle.Default],
   effect: Effect.gen(function* () {
     const repo = yield* SessionsRepo
+    const throttle = yield* SignInThrottle
     // Unknown e-mails are checked against this too, so that the answer takes as long as for a known one.
     const decoyHash = yield* Effect.cached(hashPassword("not a password of anyone"))
 
@@ -76,8 +72,8 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
     })
 
     /**
-     * Checks an e-mail and password and opens a session. Failures are counted in the database; past the limits
-     * every attempt is refused (even with the right password) until the window has passed.
+     * Checks an e-mail and password and opens a session. The password is checked only with slots of the throttle
+     * (taken first); without them the attempt is refused, even with the right password, until the window has passed.
      */
     const signIn = Effect.fn("Sessions.signIn")(function* (attempt: {
       readonly email: string
@@ -85,12 +81,8 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
       readonly ip: string | null
     }) {
       const email = attempt.email.trim().toLowerCase()
-      const now = yield* Clock.currentTimeMillis
-      const since = iso(now - THROTTLE_WINDOW_MINUTES * 60_000)
-      const failures = yield* repo.countFailures({ email, ip: attempt.ip, since })
-      if (failures.by_email >= MAX_FAILURES_PER_EMAIL || failures.by_ip >= MAX_FAILURES_PER_IP) {
-        return yield* new SignInRefused({ reason: "throttled" })
-      }
+      const slots = yield* throttle.take({ email, ip: attempt.ip })
+      if (Option.isNone(slots)) return yield* new SignInRefused({ reason: "throttled" })
       const user = yield* repo.findUserByEmail(email)
       const stored = Option.flatMap(user, (u) => Option.fromNullable(u.password_hash))
       const matches = yield* verifyPassword(
@@ -99,11 +91,11 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
       )
       if (Option.isNone(user) || Option.isNone(stored) || !matches) {
         if (Option.isNone(stored)) yield* Effect.flatMap(decoyHash, (hash) => verifyPassword(attempt.password, hash))
-        yield* repo.recordFailure({ email, ip: attempt.ip, at: iso(now) })
         return yield* new SignInRefused({ reason: "invalid_credentials" })
       }
-      yield* repo.clearFailures(email)
-      yield* repo.prune(iso(now), iso(now - 24 * 60 * 60_000))
+      yield* throttle.giveBack(slots.value)
+      const now = yield* Clock.currentTimeMillis
+      yield* repo.pruneSessions(iso(now))
       const token = newSecret(SESSION_PREFIX)
       yield* repo.insertSession({
         id_hash: hashSecret(token),

@@ -70,16 +70,17 @@ export const hiddenField = (page: string, name: string) => {
   return match === null ? undefined : decodeEntities(match[1]!)
 }
 
-/**
- * Submits the sign-in form as a browser does: opens `/signin` first (the form and its cookie), then posts `fields`
- * with the form's hidden CSRF token, if it has one.
- */
+/** Opens the sign-in form (which sets its cookie) and reads its hidden CSRF token, if it has one. */
+export const signInFormToken = (browser: Browser, path = "/signin") =>
+  Effect.map(browser.get(path), (form) => hiddenField(form.text, "csrf"))
+
+/** The sign-in form's fields with its CSRF token, as the browser posts them. */
+export const withToken = (fields: Record<string, string>, csrf: string | undefined) =>
+  csrf === undefined ? fields : { ...fields, csrf }
+
+/** Submits the sign-in form as a browser does: opens `/signin` first, then posts `fields` with the form's token. */
 export const submitSignIn = (browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const form = yield* browser.get("/signin")
-    const csrf = hiddenField(form.text, "csrf")
-    return yield* browser.post("/signin", { ...fields, ...(csrf === undefined ? {} : { csrf }) }, headers)
-  })
+  Effect.flatMap(signInFormToken(browser), (csrf) => browser.post("/signin", withToken(fields, csrf), headers))
 
 /**
  * The user's part of the authorization: open the authorization URL, sign in with the form, press Allow on the
