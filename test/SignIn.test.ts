@@ -34,6 +34,72 @@ const count = (table: "web_sessions") =>
   )
 
 layer(TestServerLive)("sign-in", (it) => {
+  describe("cross-site request forgery", () => {
+    it.effect(
+      "the form carries a token tied to its cookie; posted from this site's origin, or with none, it signs in",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { app, email, browser } = yield* makeUser
+          const form = yield* browser.get("/signin")
+          const cookie = form.headers.getSetCookie().find((line) => line.startsWith("cbs_signin="))!
+          assert.match(cookie, /HttpOnly/i)
+          assert.match(cookie, /SameSite=Lax/i)
+          assert.match(cookie, /Path=\/signin/)
+          assert.match(hiddenField(form.text, "csrf") ?? "", /^[A-Za-z0-9_-]{40,}$/)
+          // The service's public origin, and the loopback name the browser used.
+          const port = new URL(app.baseUrl).port
+          for (const origin of [`http://localhost:${port}`, app.baseUrl]) {
+            const signedIn = yield* submitSignIn(makeBrowser(app.baseUrl), { email, password: PASSWORD }, { origin })
+            assert.strictEqual(signedIn.status, 303, `${origin}: ${signedIn.text}`)
+          }
+          assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 303)
+        })
+    )
+
+    it.effect("a POST from another origin is refused with 403 even with the right token and cookie", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        const before = yield* count("web_sessions")
+        for (const origin of ["http://evil.example", "null", "http://localhost:1"]) {
+          const reply = yield* submitSignIn(browser, { email, password: PASSWORD }, { origin })
+          assert.strictEqual(reply.status, 403, origin)
+          assert.isUndefined(reply.location)
+          assert.isFalse(browser.jar.has("cbs_session"))
+        }
+        assert.strictEqual(yield* count("web_sessions"), before)
+      })
+    )
+
+    it.effect(
+      "a POST without the pre-session cookie, or with a missing, wrong or foreign token, is refused with 403",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { app, email, browser } = yield* makeUser
+          const fields = { email, password: PASSWORD }
+          // An auto-submitted form on another site: no cookie of the sign-in form, no token.
+          const forged = yield* browser.post("/signin", fields)
+          assert.strictEqual(forged.status, 403, forged.text)
+          // The answer is the form again, with a new cookie and token, so a real user can go on.
+          const token = hiddenField(forged.text, "csrf")
+          const other = makeBrowser(app.baseUrl)
+          const foreignToken = yield* signInFormToken(other)
+          for (const csrf of [undefined, "x".repeat(43), foreignToken]) {
+            const reply = yield* browser.post("/signin", withToken(fields, csrf))
+            assert.strictEqual(reply.status, 403, String(csrf))
+            assert.isFalse(browser.jar.has("cbs_session"))
+          }
+          // The token of a pre-session is no good with another pre-session's cookie.
+          const withoutCookie = makeBrowser(app.baseUrl)
+          assert.strictEqual((yield* withoutCookie.post("/signin", withToken(fields, token))).status, 403)
+          const signedIn = yield* browser.post("/signin", withToken(fields, token))
+          assert.strictEqual(signedIn.status, 303, signedIn.text)
+        })
+    )
+  })
+
   describe("what the form takes", () => {
     it.effect("an e-mail or a password holding NUL re-shows the form with 400 and a message, never a 500", () =>
       Effect.gen(function* () {
@@ -72,6 +138,22 @@ layer(TestServerLive)("sign-in", (it) => {
         // Signed out, the form carries the path in the form it will be sent in.
         const form = yield* makeBrowser(app.baseUrl).get(`/signin?return_to=${encodeURIComponent("/sites/€")}`)
         assert.strictEqual(hiddenField(form.text, "return_to"), "/sites/%E2%82%AC")
+      })
+    )
+
+    it.effect("sign-in only returns to a path on this site", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, email } = yield* makeUser
+        for (const returnTo of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
+          const reply = yield* submitSignIn(makeBrowser(app.baseUrl), {
+            email,
+            password: PASSWORD,
+            return_to: returnTo
+          })
+          assert.strictEqual(reply.status, 303)
+          assert.strictEqual(reply.location, "/signin")
+        }
       })
     )
 

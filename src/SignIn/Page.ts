@@ -1,7 +1,11 @@
 import { html, page } from "../Http/Html.js"
 
-/** The sign-in form; `message` explains why the last attempt was refused. */
+/**
+ * The sign-in form; `message` explains why the last attempt was refused. `csrf` is the pre-session's token: the POST
+ * is taken only with it and its cookie.
+ */
 export const signInPage = (options: {
+  readonly csrf: string
   readonly returnTo: string | undefined
   readonly email?: string
   readonly message?: string
@@ -12,6 +16,7 @@ export const signInPage = (options: {
 <p>Sign in with the e-mail address and password of your account.</p>
 ${options.message === undefined ? null : html`<p class="error" role="alert" id="signin-error">${options.message}</p>`}
 <form method="post" action="/signin">
+<input type="hidden" name="csrf" value="${options.csrf}">
 ${options.returnTo === undefined ? null : html`<input type="hidden" name="return_to" value="${options.returnTo}">`}
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" required maxlength="320"

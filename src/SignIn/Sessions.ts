@@ -1,14 +1,12 @@
-import { timingSafeEqual } from "node:crypto"
-import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Clock, Data, Duration, Effect, Option } from "effect"
+import type { HttpServerRequest } from "@effect/platform"
+import { Clock, Data, Effect, Option } from "effect"
 import { hashPassword, verifyPassword } from "../Auth/Passwords.js"
 import { hashSecret, newSecret } from "../Auth/Secrets.js"
+import { SESSION_COOKIE, SESSION_SECONDS } from "./Cookies.js"
 import { SessionsRepo, type SessionUser } from "./SessionsRepo.js"
 import { SignInThrottle } from "./Throttle.js"
 
-export const SESSION_COOKIE = "cbs_session"
 const SESSION_PREFIX = "cbs_s_"
-const SESSION_SECONDS = 14 * 24 * 60 * 60
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
@@ -22,34 +20,6 @@ export interface Session {
 export class SignInRefused extends Data.TaggedError("SignInRefused")<{
   readonly reason: "invalid_credentials" | "throttled"
 }> {}
-
-const cookieOptions = (secure: boolean, seconds: number) => ({
-  httpOnly: true,
-  sameSite: "lax" as const,
-  path: "/",
-  secure,
-  maxAge: Duration.seconds(seconds)
-})
-
-/** Sets the session cookie on a response; `secure` when the service is reached over https. */
-export const withSessionCookie = (response: HttpServerResponse.HttpServerResponse, token: string, secure: boolean) =>
-  HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, token, cookieOptions(secure, SESSION_SECONDS))
-
-/** Removes the session cookie from the browser. */
-export const withoutSessionCookie = (response: HttpServerResponse.HttpServerResponse, secure: boolean) =>
-  HttpServerResponse.unsafeSetCookie(response, SESSION_COOKIE, "", cookieOptions(secure, 0))
-
-/** The CSRF token of a session: derived from its secret, so it is bound to it and never stored. */
-export const csrfToken = (sessionToken: string): string =>
-  Buffer.from(hashSecret(`csrf:${sessionToken}`)).toString("base64url")
-
-/** Whether a submitted CSRF token is the session's; constant time. */
-export const csrfMatches = (sessionToken: string, submitted: string | undefined): boolean => {
-  if (submitted === undefined) return false
-  const expected = Buffer.from(csrfToken(sessionToken))
-  const given = Buffer.from(submitted)
-  return expected.length === given.length && timingSafeEqual(expected, given)
-}
 
 /** Server-side sessions of the sign-in page, shared by every instance through the database. */
 export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {

@@ -1,8 +1,9 @@
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { csrfMatches, csrfToken } from "../SignIn/Csrf.js"
 import { type Form, readForm } from "../SignIn/Forms.js"
 import { signInUrl } from "../SignIn/ReturnTo.js"
-import { csrfMatches, csrfToken, type Session, Sessions } from "../SignIn/Sessions.js"
+import { type Session, Sessions } from "../SignIn/Sessions.js"
 import { forbiddenPage, seeOther, type Viewer } from "./Layout.js"
 
 const viewerOf = (session: Session): Viewer => ({

@@ -99,7 +99,8 @@ export const allowInBrowser = (
     const signedIn = yield* browser.post("/signin", {
       email: user.email,
       password: user.password,
-      return_to: hiddenField(form.text, "return_to") ?? ""
+      return_to: hiddenField(form.text, "return_to") ?? "",
+      csrf: hiddenField(form.text, "csrf") ?? ""
     })
     assert.strictEqual(signedIn.status, 303, `POST /signin: ${signedIn.text}`)
     const consent = yield* browser.get(signedIn.location!)
