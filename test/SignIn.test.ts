@@ -141,6 +141,23 @@ layer(TestServerLive)("sign-in", (it) => {
       })
     )
 
+    it.effect("signing in at /signin without return_to lands on the websites page, and /signin then links there", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { email, browser } = yield* makeUser
+        const reply = yield* submitSignIn(browser, { email, password: PASSWORD })
+        assert.strictEqual(reply.status, 303, reply.text)
+        assert.strictEqual(reply.location, "/sites")
+        const sites = yield* browser.get(reply.location!)
+        assert.strictEqual(sites.status, 200)
+        assert.include(sites.text, "<h1>Websites</h1>")
+        const again = yield* browser.get("/signin")
+        assert.strictEqual(again.status, 200)
+        assert.include(again.text, email)
+        assert.include(again.text, '<a href="/sites">')
+      })
+    )
+
     it.effect("sign-in only returns to a path on this site", () =>
       Effect.gen(function* () {
         yield* startClock
@@ -152,7 +169,7 @@ layer(TestServerLive)("sign-in", (it) => {
             return_to: returnTo
           })
           assert.strictEqual(reply.status, 303)
-          assert.strictEqual(reply.location, "/signin")
+          assert.strictEqual(reply.location, "/sites")
         }
       })
     )

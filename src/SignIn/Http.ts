@@ -14,14 +14,18 @@ import { THROTTLE_WINDOW_MINUTES } from "./Throttle.js"
 const MAX_EMAIL = 320
 const MAX_PASSWORD = 1024
 
+/** Where sign-in leads when it was not sent from a page: the websites page. */
+const HOME = "/sites"
+
 /** 303: after a form POST, the browser follows with a GET (and never re-sends the password). */
 const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303 })
 
 /**
  * The sign-in page, shared by the OAuth authorization page and the web pages:
- * - `GET /signin[?return_to=/path]`: the form (or, when signed in, straight on to `return_to`);
+ * - `GET /signin[?return_to=/path]`: the form (or, when signed in, straight on to `return_to`, or a page that links
+ *   on to the websites);
  * - `POST /signin`: from this site's own form only (its origin, its pre-session token and cookie), checks the e-mail
- *   and password (throttled), opens a session, goes on to `return_to`;
+ *   and password (throttled), opens a session, goes on to `return_to` or else to the websites page;
  * - `POST /signout`: with the session's CSRF token, ends the session.
  */
 export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
@@ -101,7 +105,7 @@ export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
         }
         // A fresh session every time: an earlier one (perhaps planted) is ended.
         if (Option.isSome(previous)) yield* sessions.signOut(previous.value.token)
-        return withSessionCookie(seeOther(returnTo ?? "/signin"), outcome.right, secure)
+        return withSessionCookie(seeOther(returnTo ?? HOME), outcome.right, secure)
       })
     )
 

@@ -27,12 +27,13 @@ ${options.returnTo === undefined ? null : html`<input type="hidden" name="return
 </form>`
   )
 
-/** What a signed-in user sees at the sign-in address: who they are, and a way to sign out. */
+/** What a signed-in user sees at the sign-in address: who they are, the way on to the websites, and a way out. */
 export const signedInPage = (options: { readonly email: string; readonly csrf: string }) =>
   page(
     "Signed in",
     html`<h1>Signed in</h1>
 <p>You are signed in as <strong>${options.email}</strong>.</p>
+<p><a href="/sites">Go to your websites</a></p>
 ${signOutForm({ csrf: options.csrf, returnTo: undefined, label: "Sign out" })}`
   )
 
