@@ -1,7 +1,12 @@
-import { randomBytes } from "node:crypto"
+import { randomBytes, scryptSync } from "node:crypto"
+import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+import { PasswordHashParameters, verifyPassword } from "../src/Auth/Passwords.js"
+import type { Database } from "../src/Database.js"
+import type { AccountId } from "../src/Domain/Ids.js"
+import { HttpServerLive } from "../src/Server.js"
 import { hiddenField, makeBrowser, signInFormToken, submitSignIn, withToken } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD } from "./support/WebPages.js"
@@ -29,6 +34,36 @@ const count = (table: "web_sessions") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ n: number }>`select count(*)::int as n from ${sql(table)}`.pipe(
       Effect.map((rows) => rows[0]!.n),
+      Effect.orDie
+    )
+  )
+
+/** A hash as the service made them before N=2^17: scrypt N=2^15, r=8, p=1. */
+const hashAtN15 = (password: string) => {
+  const salt = randomBytes(16)
+  const key = scryptSync(password, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
+  return `scrypt$32768$8$1$${salt.toString("base64url")}$${key.toString("base64url")}`
+}
+
+/** The service with its own password hash parameters (not the test run's cheaper ones), on this file's database. */
+const productionServer = Effect.gen(function* () {
+  const database = Layer.succeedContext(yield* Effect.context<Database>())
+  const context = yield* Layer.build(
+    HttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
+      // Over the test's context, which the server's fibers inherit and which holds the test run's cheaper ones.
+      Layer.provide(Layer.succeed(PasswordHashParameters, PasswordHashParameters.defaultValue())),
+      Layer.provide(database),
+      Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    )
+  )
+  const address = Context.get(context, HttpServer.HttpServer).address
+  return address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : yield* Effect.dieMessage("not TCP")
+})
+
+const storedHash = (accountId: AccountId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ password_hash: string }>`select password_hash from users where account_id = ${accountId}`.pipe(
+      Effect.map((rows) => rows[0]!.password_hash),
       Effect.orDie
     )
   )
@@ -252,6 +287,31 @@ layer(TestServerLive)("sign-in", (it) => {
         const { email } = yield* makeUser
         assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 429)
       })
+    )
+  })
+
+  describe("password hashes", () => {
+    it.scoped(
+      "an N=2^15 hash is replaced by an N=2^17 one at the next sign-in, and a wrong password changes nothing",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { email, accountId } = yield* makeUser
+          const sql = yield* SqlClient.SqlClient
+          const old = hashAtN15(PASSWORD)
+          yield* sql`update users set password_hash = ${old} where account_id = ${accountId}`.pipe(Effect.orDie)
+          const browser = makeBrowser(yield* productionServer)
+          assert.strictEqual((yield* submitSignIn(browser, { email, password: "wrong" })).status, 401)
+          assert.strictEqual(yield* storedHash(accountId), old)
+          assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 303)
+          const upgraded = yield* storedHash(accountId)
+          assert.match(upgraded, /^scrypt\$131072\$8\$1\$/)
+          assert.isTrue(yield* verifyPassword(PASSWORD, upgraded))
+          // Signing in again keeps the new hash as it is.
+          const again = makeBrowser(yield* productionServer)
+          assert.strictEqual((yield* submitSignIn(again, { email, password: PASSWORD })).status, 303)
+          assert.strictEqual(yield* storedHash(accountId), upgraded)
+        })
     )
   })
 })

@@ -1,6 +1,6 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Clock, Data, Effect, Option } from "effect"
-import { hashPassword, verifyPassword } from "../Auth/Passwords.js"
+import { hashPassword, isOutdated, verifyPassword } from "../Auth/Passwords.js"
 import { hashSecret, newSecret } from "../Auth/Secrets.js"
 import { SESSION_COOKIE, SESSION_SECONDS } from "./Cookies.js"
 import { SessionsRepo, type SessionUser } from "./SessionsRepo.js"
@@ -44,6 +44,7 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
     /**
      * Checks an e-mail and password and opens a session. The password is checked only with slots of the throttle
      * (taken first); without them the attempt is refused, even with the right password, until the window has passed.
+     * A right password stored under older hash parameters is hashed again with the current ones.
      */
     const signIn = Effect.fn("Sessions.signIn")(function* (attempt: {
       readonly email: string
@@ -64,6 +65,10 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
         return yield* new SignInRefused({ reason: "invalid_credentials" })
       }
       yield* throttle.giveBack(slots.value)
+      if (yield* isOutdated(stored.value)) {
+        const upgraded = yield* hashPassword(attempt.password)
+        yield* repo.replacePasswordHash({ user_id: user.value.id, previous: stored.value, next: upgraded })
+      }
       const now = yield* Clock.currentTimeMillis
       yield* repo.pruneSessions(iso(now))
       const token = newSecret(SESSION_PREFIX)

@@ -42,6 +42,18 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SignIn/Session
       execute: (email) => sql`select id, password_hash from users where lower(email) = lower(${email})`
     })
 
+    /**
+     * Stores a password's new hash in place of `previous`, unless the password was changed meanwhile (by an import
+     * or the command line): a newer password is never overwritten by an upgrade of the old one.
+     */
+    const replacePasswordHash = (change: {
+      readonly user_id: UserId
+      readonly previous: string
+      readonly next: string
+    }) =>
+      sql`update users set password_hash = ${change.next}
+        where id = ${change.user_id} and password_hash = ${change.previous}`.pipe(Effect.asVoid, Effect.orDie)
+
     /** Deletes expired sessions (along their expiry index). */
     const pruneSessions = (now: string) =>
       sql`delete from web_sessions where expires_at < ${now}::timestamptz`.pipe(Effect.asVoid, Effect.orDie)
@@ -51,6 +63,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SignIn/Session
       findSession: (hash: Uint8Array, now: string) => findSession({ hash, now }).pipe(Effect.orDie),
       deleteSession,
       findUserByEmail: (email: string) => findUserByEmail(email).pipe(Effect.orDie),
+      replacePasswordHash,
       pruneSessions
     }
   })
