@@ -190,7 +190,8 @@ const signIn = async (started: Started): Promise<string> => {
   const signedIn = await browser.postForm("/signin", {
     email: started.email,
     password: started.password,
-    return_to: hiddenField(form.text, "return_to")
+    return_to: hiddenField(form.text, "return_to"),
+    csrf: hiddenField(form.text, "csrf")
   })
   expectStatus("POST /signin", signedIn, 303)
   const consent = await browser.get(signedIn.location!)

@@ -1,13 +1,15 @@
 import { Effect, Option } from "effect"
-import { formOf } from "../Web/Forms.js"
+import { formOf } from "../SignIn/Forms.js"
 import type { ClientRow } from "./ClientsRepo.js"
 import { isS256Challenge } from "./Pkce.js"
-import { matchesRegistered } from "./RedirectUris.js"
+import { matchesRegistered, redirectLocation } from "./RedirectUris.js"
 
 /** A validated authorization request. */
 export interface AuthorizeRequest {
   readonly client: ClientRow
   readonly redirectUri: string
+  /** The redirect URI as the authorization response's `Location` (see `redirectLocation`). */
+  readonly redirectLocation: string
   /** Whether the request named the redirect URI (else the client's only registered one is used). */
   readonly redirectUriGiven: boolean
   readonly codeChallenge: string
@@ -26,7 +28,7 @@ export type AuthorizeCheck =
   /** Anything else wrong: sent back to the (validated) redirect URI. */
   | {
       readonly _tag: "ErrorRedirect"
-      readonly redirectUri: string
+      readonly redirectLocation: string
       readonly state: string | undefined
       readonly error: string
       readonly description: string
@@ -67,17 +69,21 @@ export const checkAuthorize = (
     if (requested !== undefined && !matchesRegistered(client.redirect_uris, requested)) {
       return errorPage("The return address (redirect_uri) is not one the application registered.")
     }
+    // Known before anything is stored: a response that could not be sent must not leave a code behind.
+    const location = redirectLocation(redirectUri)
+    if (location === undefined) return errorPage("The return address (redirect_uri) cannot be used.")
 
     const state = form.get("state")
     const fail = (error: string, description: string): AuthorizeCheck => ({
       _tag: "ErrorRedirect",
-      redirectUri,
+      redirectLocation: location,
       state,
       error,
       description
     })
     const repeated = singleValued.find((name) => form.duplicates.includes(name))
     if (repeated !== undefined) return fail("invalid_request", `${repeated} is given more than once.`)
+    if (form.withNul !== undefined) return fail("invalid_request", `${form.withNul} must not contain NUL (U+0000).`)
     const responseType = form.get("response_type")
     if (responseType === undefined) return fail("invalid_request", "response_type is required.")
     if (responseType !== "code") return fail("unsupported_response_type", "Only response_type=code is supported.")
@@ -99,6 +105,7 @@ export const checkAuthorize = (
       request: {
         client,
         redirectUri,
+        redirectLocation: location,
         redirectUriGiven: requested !== undefined,
         codeChallenge: challenge,
         state,
@@ -110,11 +117,11 @@ export const checkAuthorize = (
   })
 
 /**
- * The authorization response: `params` added to the redirect URI's own query (kept exactly as registered), with
- * `state` when the request had one and `iss` (RFC 9207) always.
+ * The authorization response: `params` added to the redirect location's own query (the registered redirect URI,
+ * percent-encoded only where it has to be), with `state` when the request had one and `iss` (RFC 9207) always.
  */
 export const authorizationResponseUrl = (
-  redirectUri: string,
+  redirectLocation: string,
   issuer: string,
   state: string | undefined,
   params: Record<string, string>
@@ -122,5 +129,5 @@ export const authorizationResponseUrl = (
   const query = new URLSearchParams(params)
   if (state !== undefined) query.set("state", state)
   query.set("iss", issuer)
-  return `${redirectUri}${redirectUri.includes("?") ? "&" : "?"}${query.toString()}`
+  return `${redirectLocation}${redirectLocation.includes("?") ? "&" : "?"}${query.toString()}`
 }

@@ -1,8 +1,9 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { queryOf, readForm } from "../Web/Forms.js"
-import { signInUrl } from "../Web/Http.js"
-import { csrfMatches, csrfToken, Sessions } from "../Web/Session.js"
+import { csrfMatches, csrfToken } from "../SignIn/Csrf.js"
+import { queryOf, readForm } from "../SignIn/Forms.js"
+import { signInUrl } from "../SignIn/ReturnTo.js"
+import { Sessions } from "../SignIn/Sessions.js"
 import { type AuthorizeCheck, authorizationResponseUrl, checkAuthorize } from "./Authorize.js"
 import { OAuthClients } from "./Clients.js"
 import { authorizeErrorPage, consentPage } from "./Pages.js"
@@ -25,7 +26,7 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
     const check = (query: string) => checkAuthorize(query, serverResource, clients.find)
     const redirectError = (check: Extract<AuthorizeCheck, { _tag: "ErrorRedirect" }>) =>
       found(
-        authorizationResponseUrl(check.redirectUri, base, check.state, {
+        authorizationResponseUrl(check.redirectLocation, base, check.state, {
           error: check.error,
           error_description: check.description
         })
@@ -41,7 +42,7 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
       const session = yield* sessions.current(request)
       const fail = (error: string, description: string) =>
         found(
-          authorizationResponseUrl(authorize.redirectUri, base, authorize.state, {
+          authorizationResponseUrl(authorize.redirectLocation, base, authorize.state, {
             error,
             error_description: description
           })
@@ -73,7 +74,7 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
         return authorizeErrorPage("The form has expired or did not come from this site. Go back and try again.", 403)
       }
       const respond = (params: Record<string, string>) =>
-        found(authorizationResponseUrl(authorize.redirectUri, base, authorize.state, params))
+        found(authorizationResponseUrl(authorize.redirectLocation, base, authorize.state, params))
       const decision = form.value.get("decision")
       if (decision === "deny") {
         return respond({ error: "access_denied", error_description: "The user denied access." })

@@ -48,8 +48,11 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients"
       return registrationResponse(row, secret)
     })
 
+    /** A client by its id; an id that no client can have (a NUL, over 200 characters) is not looked up. */
     const find = (clientId: string) =>
-      clientId.length === 0 || clientId.length > 200 ? Effect.succeed(Option.none<ClientRow>()) : repo.find(clientId)
+      clientId.length === 0 || clientId.length > 200 || clientId.includes("\0")
+        ? Effect.succeed(Option.none<ClientRow>())
+        : repo.find(clientId)
 
     /**
      * Client authentication at the token endpoint (RFC 6749 §2.3): a public client names itself with `client_id`;

@@ -71,6 +71,17 @@ export const matchesRegistered = (registered: ReadonlyArray<string>, requested: 
 }
 
 /**
+ * A registered redirect URI as a `Location` header value: as registered when it is plain ASCII, otherwise as the URL
+ * parser writes it (path and query percent-encoded as UTF-8, an international host in punycode), so that
+ * `https://client.example/€` is sent as `https://client.example/%E2%82%AC`. Undefined when it cannot be written so.
+ */
+export const redirectLocation = (uri: string): string | undefined => {
+  if (/^[\x21-\x7e]+$/.test(uri)) return uri
+  const href = parse(uri)?.href
+  return href !== undefined && /^[\x21-\x7e]+$/.test(href) ? href : undefined
+}
+
+/**
  * The CSP `form-action` source that lets the consent form's redirect reach `uri`: its origin for http(s), its
  * scheme for a private-use scheme (whose URLs have no origin).
  */

@@ -21,6 +21,12 @@ const authMethods = new Set<string>(["none", "client_secret_post", "client_secre
 const invalidMetadata = (description: string) => new OAuthError({ error: "invalid_client_metadata", description })
 const invalidRedirectUri = (description: string) => new OAuthError({ error: "invalid_redirect_uri", description })
 
+/** The fields read here besides redirect_uris (whose own check names a NUL as a character not allowed in a URI). */
+const textFields = ["client_name", "grant_types", "response_types", "token_endpoint_auth_method"]
+
+const holdsNul = (value: unknown): boolean =>
+  typeof value === "string" ? value.includes("\0") : Array.isArray(value) && value.some(holdsNul)
+
 const isStringArray = (u: unknown): u is ReadonlyArray<string> =>
   Array.isArray(u) && u.every((item) => typeof item === "string")
 
@@ -55,6 +61,8 @@ export const parseRegistration = (body: unknown): Either.Either<ClientMetadata, 
         return yield* Either.left(invalidRedirectUri(`Redirect URI ${JSON.stringify(uri.slice(0, 200))} ${problem}.`))
       }
     }
+    const withNul = textFields.find((field) => holdsNul(fields[field]))
+    if (withNul !== undefined) return yield* Either.left(invalidMetadata(`${withNul} must not contain NUL (U+0000).`))
     const name = fields["client_name"]
     if (name !== undefined && name !== null && typeof name !== "string") {
       return yield* Either.left(invalidMetadata("client_name must be a string."))

@@ -1,6 +1,6 @@
 import { HttpServerRequest } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { isFormRequest, readForm } from "../Web/Forms.js"
+import { isFormRequest, readForm } from "../SignIn/Forms.js"
 import { OAuthClients } from "./Clients.js"
 import { corsJson, invalidClient, invalidRequest, noStoreHeaders, OAuthError, oauthErrorResponse } from "./Responses.js"
 import { OAuthTokens } from "./Tokens.js"
@@ -41,6 +41,7 @@ export const tokenEndpoint = (serverResource: string) =>
       if (Option.isNone(read)) return yield* invalidRequest("The body could not be read.")
       const form = read.value
       if (form.duplicates.length > 0) return yield* invalidRequest(`${form.duplicates[0]} is given more than once.`)
+      if (form.withNul !== undefined) return yield* invalidRequest(`${form.withNul} must not contain NUL (U+0000).`)
       const grantType = form.get("grant_type")
       if (grantType === undefined) return yield* invalidRequest("grant_type is required.")
       if (grantType !== "authorization_code" && grantType !== "refresh_token") {

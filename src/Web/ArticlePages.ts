@@ -1,9 +1,9 @@
 import type { ActivityRow } from "../Audit/Repo.js"
 import type { RevisionRow } from "../Audit/RevisionsRepo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
+import { html, type SafeHtml } from "../Http/Html.js"
 import { lineDiff } from "./ArticleDiff.js"
 import type { RevisionEntry } from "./ArticleRepo.js"
-import { html, type SafeHtml } from "./Html.js"
 import { externalLink, layout, none, timestamp, type Viewer } from "./Layout.js"
 
 /** The stylesheet of the sandboxed body frame: protected links stand out. */

@@ -1,7 +1,7 @@
 import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
-import { copyScriptSrc } from "./Assets.js"
+import { copyScriptSrc } from "../Http/Assets.js"
+import { html } from "../Http/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
-import { html } from "./Html.js"
 import { layout, none, timestamp, type Viewer } from "./Layout.js"
 
 export const MAX_KEY_NAME = 100

@@ -1,9 +1,10 @@
 import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
-import { type Form, readForm } from "./Forms.js"
-import { signInUrl } from "./Http.js"
+import { csrfMatches, csrfToken } from "../SignIn/Csrf.js"
+import { type Form, readForm } from "../SignIn/Forms.js"
+import { signInUrl } from "../SignIn/ReturnTo.js"
+import { type Session, Sessions } from "../SignIn/Sessions.js"
 import { forbiddenPage, seeOther, type Viewer } from "./Layout.js"
-import { csrfMatches, csrfToken, type Session, Sessions } from "./Session.js"
 
 const viewerOf = (session: Session): Viewer => ({
   userId: session.user.user_id,

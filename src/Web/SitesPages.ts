@@ -3,7 +3,7 @@ import type { Backlink, BacklinkCategory } from "../Domain/Backlink.js"
 import type { PageMeta } from "../Domain/Pagination.js"
 import type { Site } from "../Domain/Site.js"
 import type { Stats } from "../Domain/Stats.js"
-import { html } from "./Html.js"
+import { html } from "../Http/Html.js"
 import { externalLink, layout, none, pager, timestamp, type Viewer } from "./Layout.js"
 
 /** A list page as the services return it. */

@@ -70,6 +70,18 @@ export const hiddenField = (page: string, name: string) => {
   return match === null ? undefined : decodeEntities(match[1]!)
 }
 
+/** Opens the sign-in form (which sets its cookie) and reads its hidden CSRF token, if it has one. */
+export const signInFormToken = (browser: Browser, path = "/signin") =>
+  Effect.map(browser.get(path), (form) => hiddenField(form.text, "csrf"))
+
+/** The sign-in form's fields with its CSRF token, as the browser posts them. */
+export const withToken = (fields: Record<string, string>, csrf: string | undefined) =>
+  csrf === undefined ? fields : { ...fields, csrf }
+
+/** Submits the sign-in form as a browser does: opens `/signin` first, then posts `fields` with the form's token. */
+export const submitSignIn = (browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  Effect.flatMap(signInFormToken(browser), (csrf) => browser.post("/signin", withToken(fields, csrf), headers))
+
 /**
  * The user's part of the authorization: open the authorization URL, sign in with the form, press Allow on the
  * consent page. The redirect back to the client (302) and its query parameters.
@@ -87,7 +99,8 @@ export const allowInBrowser = (
     const signedIn = yield* browser.post("/signin", {
       email: user.email,
       password: user.password,
-      return_to: hiddenField(form.text, "return_to") ?? ""
+      return_to: hiddenField(form.text, "return_to") ?? "",
+      csrf: hiddenField(form.text, "csrf") ?? ""
     })
     assert.strictEqual(signedIn.status, 303, `POST /signin: ${signedIn.text}`)
     const consent = yield* browser.get(signedIn.location!)

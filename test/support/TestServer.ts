@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { Accounts } from "../../src/Auth/Accounts.js"
 import { ApiKeys } from "../../src/Auth/ApiKeys.js"
+import { PasswordHashParameters } from "../../src/Auth/Passwords.js"
 import type { AccountId, ArticleId, BacklinkId, SiteId } from "../../src/Domain/Ids.js"
 import { HttpServerLive } from "../../src/Server.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
@@ -132,10 +133,18 @@ const make = Effect.gen(function* () {
   })
 })
 
+/**
+ * Test runs only: password hashes at scrypt N=2^10 instead of the service's 2^17, for the test users' passwords and
+ * everything the test server hashes (a few milliseconds instead of a third of a second each). Tests of the real
+ * parameters run without it.
+ */
+export const CheapPasswordHashesForTests = Layer.succeed(PasswordHashParameters, { N: 2 ** 10, r: 8, p: 1 })
+
 /** The whole service on 127.0.0.1 with a free port, on a fresh database. */
 export const TestServerLive = Layer.effect(TestApp, make).pipe(
   Layer.provideMerge(HttpServerLive({ port: 0, host: "127.0.0.1" })),
   Layer.provideMerge(TestDatabaseLive),
+  Layer.provideMerge(CheapPasswordHashesForTests),
   // Access log lines for every test request would drown the output; warnings and errors still show.
   Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
 )

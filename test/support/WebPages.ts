@@ -1,7 +1,15 @@
 import { randomBytes } from "node:crypto"
 import { assert } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { type Browser, callToolRaw, hiddenField, makeBrowser, type Reply, signInWithSdk } from "./McpClient.js"
+import {
+  type Browser,
+  callToolRaw,
+  hiddenField,
+  makeBrowser,
+  type Reply,
+  signInWithSdk,
+  submitSignIn
+} from "./McpClient.js"
 import { TestApp } from "./TestServer.js"
 
 export const PASSWORD = "correct horse battery staple"
@@ -16,7 +24,7 @@ export const signedInAccount = (options: { readonly admin?: boolean } = {}) =>
     const email = `web-${randomBytes(4).toString("hex")}@example.com`
     const account = yield* app.makeAccount({ email, password: PASSWORD, admin: options.admin ?? false })
     const browser = makeBrowser(app.baseUrl)
-    const reply = yield* browser.post("/signin", { email, password: PASSWORD, return_to: "/sites" })
+    const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/sites" })
     assert.strictEqual(reply.status, 303, reply.text)
     assert.strictEqual(reply.location, "/sites")
     return { app, browser, ...account }

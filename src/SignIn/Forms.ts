@@ -6,17 +6,21 @@ export interface Form {
   /** The first value of a field, if it was sent. */
   readonly get: (name: string) => string | undefined
   readonly duplicates: ReadonlyArray<string>
+  /** The first field whose name or value holds a NUL (U+0000), which no text the service keeps may hold. */
+  readonly withNul: string | undefined
 }
 
 /** A form from `name=value` pairs. */
 export const formOf = (pairs: Iterable<readonly [string, string]>): Form => {
   const values = new Map<string, string>()
   const duplicates = new Set<string>()
+  let withNul: string | undefined
   for (const [name, value] of pairs) {
     if (values.has(name)) duplicates.add(name)
     else values.set(name, value)
+    if (withNul === undefined && (name.includes("\0") || value.includes("\0"))) withNul = name.replaceAll("\0", "\\0")
   }
-  return { get: (name) => values.get(name), duplicates: [...duplicates] }
+  return { get: (name) => values.get(name), duplicates: [...duplicates], withNul }
 }
 
 /** The query string of a request URL, without the `?`. */

@@ -11,10 +11,9 @@ export class SessionUser extends Schema.Class<SessionUser>("SessionUser")({
 }) {}
 
 const SignInUser = Schema.Struct({ id: UserId, password_hash: Schema.NullOr(Schema.String) })
-const FailureCounts = Schema.Struct({ by_email: Schema.Number, by_ip: Schema.Number })
 
-/** Web sessions and failed sign-in attempts. Times come from the service's clock (ISO strings). */
-export class SessionsRepo extends Effect.Service<SessionsRepo>()("Web/SessionsRepo", {
+/** Web sessions and the users who sign in. Times come from the service's clock (ISO strings). */
+export class SessionsRepo extends Effect.Service<SessionsRepo>()("SignIn/SessionsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
@@ -43,42 +42,29 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("Web/SessionsRe
       execute: (email) => sql`select id, password_hash from users where lower(email) = lower(${email})`
     })
 
-    const countFailures = SqlSchema.single({
-      Request: Schema.Struct({ email: Schema.String, ip: Schema.NullOr(Schema.String), since: Schema.String }),
-      Result: FailureCounts,
-      execute: ({ email, ip, since }) => sql`
-        select
-          (select count(*)::int from sign_in_failures where email = ${email} and at > ${since}::timestamptz) as by_email,
-          (select count(*)::int from sign_in_failures
-            where ip is not null and ip = ${ip} and at > ${since}::timestamptz) as by_ip`
-    })
+    /**
+     * Stores a password's new hash in place of `previous`, unless the password was changed meanwhile (by an import
+     * or the command line): a newer password is never overwritten by an upgrade of the old one.
+     */
+    const replacePasswordHash = (change: {
+      readonly user_id: UserId
+      readonly previous: string
+      readonly next: string
+    }) =>
+      sql`update users set password_hash = ${change.next}
+        where id = ${change.user_id} and password_hash = ${change.previous}`.pipe(Effect.asVoid, Effect.orDie)
 
-    const recordFailure = (row: { readonly email: string; readonly ip: string | null; readonly at: string }) =>
-      sql`insert into sign_in_failures ${sql.insert(row)}`.pipe(Effect.asVoid, Effect.orDie)
-
-    /** A successful sign-in forgives the e-mail's earlier failures (an address's stay counted). */
-    const clearFailures = (email: string) =>
-      sql`delete from sign_in_failures where email = ${email}`.pipe(Effect.asVoid, Effect.orDie)
-
-    /** Deletes expired sessions and failures older than `before` (along their time indexes). */
-    const prune = (now: string, before: string) =>
-      Effect.all(
-        [
-          sql`delete from web_sessions where expires_at < ${now}::timestamptz`,
-          sql`delete from sign_in_failures where at < ${before}::timestamptz`
-        ],
-        { discard: true }
-      ).pipe(Effect.orDie)
+    /** Deletes expired sessions (along their expiry index). */
+    const pruneSessions = (now: string) =>
+      sql`delete from web_sessions where expires_at < ${now}::timestamptz`.pipe(Effect.asVoid, Effect.orDie)
 
     return {
       insertSession,
       findSession: (hash: Uint8Array, now: string) => findSession({ hash, now }).pipe(Effect.orDie),
       deleteSession,
       findUserByEmail: (email: string) => findUserByEmail(email).pipe(Effect.orDie),
-      countFailures: (req: Parameters<typeof countFailures>[0]) => countFailures(req).pipe(Effect.orDie),
-      recordFailure,
-      clearFailures,
-      prune
+      replacePasswordHash,
+      pruneSessions
     }
   })
 }) {}

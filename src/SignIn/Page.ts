@@ -1,18 +1,11 @@
-import { html, page } from "./Html.js"
+import { html, page } from "../Http/Html.js"
 
-/** Where to go after signing in: only a path on this site (never `//host` or an absolute URL). */
-export const safeReturnTo = (value: string | undefined): string | undefined =>
-  value !== undefined &&
-  value.length <= 8000 &&
-  value.startsWith("/") &&
-  !value.startsWith("//") &&
-  !value.startsWith("/\\") &&
-  !/[\p{Cc}\\]/u.test(value)
-    ? value
-    : undefined
-
-/** The sign-in form; `message` explains why the last attempt was refused. */
+/**
+ * The sign-in form; `message` explains why the last attempt was refused. `csrf` is the pre-session's token: the POST
+ * is taken only with it and its cookie.
+ */
 export const signInPage = (options: {
+  readonly csrf: string
   readonly returnTo: string | undefined
   readonly email?: string
   readonly message?: string
@@ -23,6 +16,7 @@ export const signInPage = (options: {
 <p>Sign in with the e-mail address and password of your account.</p>
 ${options.message === undefined ? null : html`<p class="error" role="alert" id="signin-error">${options.message}</p>`}
 <form method="post" action="/signin">
+<input type="hidden" name="csrf" value="${options.csrf}">
 ${options.returnTo === undefined ? null : html`<input type="hidden" name="return_to" value="${options.returnTo}">`}
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" required maxlength="320"
@@ -33,12 +27,13 @@ ${options.returnTo === undefined ? null : html`<input type="hidden" name="return
 </form>`
   )
 
-/** What a signed-in user sees at the sign-in address: who they are, and a way to sign out. */
+/** What a signed-in user sees at the sign-in address: who they are, the way on to the websites, and a way out. */
 export const signedInPage = (options: { readonly email: string; readonly csrf: string }) =>
   page(
     "Signed in",
     html`<h1>Signed in</h1>
 <p>You are signed in as <strong>${options.email}</strong>.</p>
+<p><a href="/sites">Go to your websites</a></p>
 ${signOutForm({ csrf: options.csrf, returnTo: undefined, label: "Sign out" })}`
   )
 

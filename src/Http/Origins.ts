@@ -1,0 +1,13 @@
+const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"]
+
+/**
+ * The browser origins of this service's own pages, from its public base URL (`Origin` headers are compared with
+ * these). A loopback base URL also admits the other loopback names on its port: a browser on the same machine may
+ * use any of them.
+ */
+export const ownOrigins = (base: string): ReadonlyArray<string> => {
+  const url = new URL(base)
+  const port = url.port === "" ? "" : `:${url.port}`
+  const hosts = loopbackHosts.includes(url.hostname) ? loopbackHosts.map((host) => `${host}${port}`) : [url.host]
+  return hosts.map((host) => `${url.protocol}//${host}`)
+}

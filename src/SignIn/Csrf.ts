@@ -1,0 +1,38 @@
+import { timingSafeEqual } from "node:crypto"
+import type { HttpServerRequest } from "@effect/platform"
+import { hashSecret, newSecret } from "../Auth/Secrets.js"
+import { PRE_SESSION_COOKIE } from "./Cookies.js"
+
+const PRE_SESSION_PREFIX = "cbs_p_"
+
+/**
+ * The CSRF token of a secret: a session's (for the forms of signed-in pages) or a pre-session's (for the sign-in
+ * form). Derived from the secret, so it is bound to its cookie and never stored; another site can read neither.
+ */
+export const csrfToken = (secret: string): string => Buffer.from(hashSecret(`csrf:${secret}`)).toString("base64url")
+
+/** Whether a submitted CSRF token is the secret's; constant time. */
+export const csrfMatches = (secret: string, submitted: string | undefined): boolean => {
+  if (submitted === undefined) return false
+  const expected = Buffer.from(csrfToken(secret))
+  const given = Buffer.from(submitted)
+  return expected.length === given.length && timingSafeEqual(expected, given)
+}
+
+/** A new pre-session: the secret of the sign-in form's cookie. */
+export const newPreSession = (): string => newSecret(PRE_SESSION_PREFIX)
+
+/** The pre-session a request's cookie carries, if it is one of ours. */
+export const preSessionOf = (request: HttpServerRequest.HttpServerRequest): string | undefined => {
+  const value = request.cookies[PRE_SESSION_COOKIE]
+  return value?.startsWith(PRE_SESSION_PREFIX) && value.length <= 200 ? value : undefined
+}
+
+/**
+ * Whether a form POST may come from this service's own pages, by its `Origin` header: one of `origins`, or no header
+ * at all (older browsers, other clients), which leaves the decision to the CSRF token. `null` is not ours.
+ */
+export const fromOwnOrigin = (request: HttpServerRequest.HttpServerRequest, origins: ReadonlyArray<string>) => {
+  const origin = request.headers["origin"]
+  return origin === undefined || origins.includes(origin)
+}
