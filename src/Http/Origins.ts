@@ -7,7 +7,12 @@ const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"]
  */
 export const ownOrigins = (base: string): ReadonlyArray<string> => {
   const url = new URL(base)
+  return ownHosts(base).map((host) => `${url.protocol}//${host}`)
+}
+
+/** The `Host` values this service answers to (a request naming another host is a DNS-rebinding attempt). */
+export const ownHosts = (base: string): ReadonlyArray<string> => {
+  const url = new URL(base)
   const port = url.port === "" ? "" : `:${url.port}`
-  const hosts = loopbackHosts.includes(url.hostname) ? loopbackHosts.map((host) => `${host}${port}`) : [url.host]
-  return hosts.map((host) => `${url.protocol}//${host}`)
+  return loopbackHosts.includes(url.hostname) ? loopbackHosts.map((host) => `${host}${port}`) : [url.host]
 }

@@ -7,6 +7,7 @@ import type { Credential } from "../Domain/Credential.js"
 import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
 import { answerInProcess } from "../Http/InProcess.js"
+import { ownHosts, ownOrigins } from "../Http/Origins.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
 import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
 import { admitRequest } from "../Limits/RequestLimit.js"
@@ -23,20 +24,6 @@ const corsHeaders: Readonly<Record<string, string>> = {
   "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id",
   "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id",
   "access-control-max-age": "86400"
-}
-
-const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
-
-/**
- * Hosts (and browser origins) the endpoint answers to, from the configured public base URL: a request naming any
- * other host is a DNS-rebinding attempt. A loopback base URL also admits the other loopback names on its port.
- */
-export const allowedHostsOf = (base: string) => {
-  const url = new URL(base)
-  const port = url.port === "" ? "" : `:${url.port}`
-  const hosts = loopbackHosts.has(url.hostname) ? [...loopbackHosts].map((host) => `${host}${port}`) : [url.host]
-  const origins = hosts.map((host) => `${url.protocol}//${host}`)
-  return { hosts, origins }
 }
 
 /** The JSON body of an in-process answer. */
@@ -75,7 +62,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const tokens = yield* AccessTokens
       const limits = yield* Limits
       const base = yield* PublicUrl
-      const allowed = allowedHostsOf(base)
+      const allowed = { hosts: [...ownHosts(base)], origins: [...ownOrigins(base)] }
 
       const unauthorized = (sent: boolean) =>
         errorResponse(new Unauthorized({ message: "Sign in: this endpoint needs an OAuth access token." }), {
