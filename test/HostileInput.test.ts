@@ -75,6 +75,28 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
     )
   })
 
+  describe("multipart bodies", () => {
+    for (const [name, body] of [
+      ["an empty multipart body", ""],
+      ["a multipart body cut off inside a part", '--xyz\r\nContent-Disposition: form-data; name="url"\r\n\r\nhttps://a.example/x.png'],
+      ["a multipart body with only its closing boundary", "--xyz--\r\n"],
+      ["a multipart body cut off in a part's headers", '--xyz\r\nContent-Disposition: form-da']
+    ] as const) {
+      it.effect(`${name} is 422 at once, not a wait for the request timeout`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* article
+          const result = yield* send(`/api/v1/articles/${id}/featured-image`, key, {
+            method: "POST",
+            contentType: "multipart/form-data; boundary=xyz",
+            body
+          })
+          assert.strictEqual(result.status, 422, JSON.stringify(result.body))
+          assert.strictEqual(result.body.error, "validation_error")
+        })
+      )
+    }
+  })
+
   describe("nesting", () => {
     it.effect("JSON nested 100,000 deep is 422 validation_error with limit 64", () =>
       Effect.gen(function* () {

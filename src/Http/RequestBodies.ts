@@ -49,8 +49,32 @@ export const refuseDeepJson = (text: string) =>
  * before the body is read, rather than a misleading message about its fields; JSON nested too deep is refused too.
  */
 export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Http/RequestBody", {
-  failure: ValidationErrorBody
+  failure: ValidationErrorBody,
+  provides: HttpServerRequest.HttpServerRequest
 }) {}
+
+/** Headers that describe one hop's transfer, not the request; a request rebuilt from its bytes goes without them. */
+const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"])
+
+/**
+ * A multipart body is read whole (within the body cap) and must hold at least one part and its closing boundary:
+ * the parser would otherwise wait for the rest of an empty or cut-off body until the request times out. The
+ * endpoint then reads the body from those bytes.
+ */
+const completeMultipart = (request: HttpServerRequest.HttpServerRequest, boundary: string) =>
+  Effect.gen(function* () {
+    const bytes = Buffer.from(yield* request.arrayBuffer.pipe(Effect.orDie))
+    if (!bytes.includes(`--${boundary}\r\n`) || !bytes.includes(`--${boundary}--`)) {
+      return yield* new ValidationError({ message: "The multipart body is empty or ends before its closing boundary." })
+    }
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
+    }
+    return HttpServerRequest.fromWeb(
+      new Request(`http://in-process${request.url}`, { method: request.method, headers, body: bytes })
+    )
+  })
 
 const accepted = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>
@@ -80,10 +104,10 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
   return Layer.succeed(
     RequestBody,
     Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
       const { route } = yield* HttpRouter.RouteContext
       const takes = types.get(`${route.method} ${route.path}`)
-      if (takes === undefined) return
-      const request = yield* HttpServerRequest.HttpServerRequest
+      if (takes === undefined) return request
       const contentType = request.headers["content-type"]
       const sent = mediaTypeOf(contentType)
       if (!takes.includes(sent)) {
@@ -91,10 +115,15 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
           message: `${sent === "" ? "The request has no Content-Type" : `Content-Type ${sent} is not accepted`}: this endpoint takes ${takes.join(" or ")}.`
         })
       }
-      if (sent === "multipart/form-data" && !/;\s*boundary=/i.test(contentType ?? "")) {
-        return yield* new ValidationError({ message: "A multipart/form-data body needs a boundary parameter." })
+      if (sent === "multipart/form-data") {
+        const boundary = /;\s*boundary="?([^";]+)"?/i.exec(contentType ?? "")?.[1]
+        if (boundary === undefined) {
+          return yield* new ValidationError({ message: "A multipart/form-data body needs a boundary parameter." })
+        }
+        return yield* completeMultipart(request, boundary)
       }
-      if (sent === "application/json") yield* refuseDeepJson(yield* request.text.pipe(Effect.orDie))
+      yield* refuseDeepJson(yield* request.text.pipe(Effect.orDie))
+      return request
     })
   )
 }
