@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
 import { protectedLinksOf } from "./Articles/StoredLinks.js"
@@ -6,11 +7,17 @@ import { withBody } from "./Articles.js"
 import { CurrentCall } from "./Audit/CallLog.js"
 import { AuditRepo } from "./Audit/Repo.js"
 import { type RevisionOrigin, RevisionsRepo } from "./Audit/RevisionsRepo.js"
-import type { PatchArticlePayload, UpdateArticlePayload } from "./Domain/ArticleEdits.js"
+import {
+  ifMatchAllows,
+  type PatchArticlePayload,
+  type Preview,
+  type UpdateArticlePayload
+} from "./Domain/ArticleEdits.js"
 import type { Credential } from "./Domain/Credential.js"
 import {
   DisallowedHtml,
   NotFound,
+  PreconditionFailed,
   ProtectedLinkViolation,
   ReplacementConflict,
   ValidationError
@@ -29,6 +36,8 @@ export interface EditContext {
   readonly credential: Credential
   readonly origin: RevisionOrigin
   readonly reason?: string | undefined
+  /** `If-Match`: the change is made only if the article is still at a revision it names. */
+  readonly ifMatch?: string | undefined
 }
 
 const canonicalBody = (html: string) => {
@@ -46,6 +55,14 @@ interface Proposal {
   readonly content: ArticleContent
   readonly sanitized?: SanitizedBody | undefined
 }
+
+/** What a change would do, for a preview: whether anything changes, and the body's unified diff. */
+const previewOf = (current: ArticleContent, next: ArticleContent): Preview => ({
+  changed: !sameContent(current, next),
+  diff: next.body === current.body ? "" : createTwoFilesPatch("current", "proposed", current.body, next.body),
+  title_changed: next.title !== current.title,
+  meta_description_changed: next.meta_description !== current.meta_description
+})
 
 const sameContent = (a: ArticleContent, b: ArticleContent) =>
   a.title === b.title &&
@@ -65,23 +82,30 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
     /**
      * Runs one change in one transaction with the article row locked, so that concurrent changes apply one after
      * the other and none is lost. `edit` computes the new content from the current row; the protected-link check
-     * runs on the result. A change that changes nothing stores no revision and uses no quota.
+     * runs on the result. A change that changes nothing stores no revision and uses no quota. A preview runs every
+     * check (the quota as it stands included) and saves nothing.
      */
-    const change = <E>(
+    const run = <E>(
       context: EditContext,
       id: ArticleId,
       edit: (current: ArticleRow) => Effect.Effect<Proposal, E>,
-      beforeCommit: Effect.Effect<void> = Effect.void
+      options: { readonly beforeCommit?: Effect.Effect<void>; readonly preview?: boolean } = {}
     ) =>
       Effect.gen(function* () {
         const call = yield* Effect.serviceOption(CurrentCall)
         let logged = false
-        const saved = yield* Effect.gen(function* () {
+        const outcome = yield* Effect.gen(function* () {
           const found = yield* articles.lockWritable(context.credential.accountId, id)
           if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
           const current = found.value
+          if (context.ifMatch !== undefined && !ifMatchAllows(context.ifMatch, current.revision)) {
+            return yield* new PreconditionFailed({
+              message: `The article is at revision ${current.revision}, which If-Match does not name; read it again and retry. Nothing was saved.`
+            })
+          }
           const { content: next, sanitized } = yield* edit(current)
-          if (sameContent(current, next)) return withBody(current)
+          const preview = options.preview === true ? previewOf(current, next) : undefined
+          if (sameContent(current, next)) return { article: withBody(current), preview }
           const bodyChanged = next.body !== current.body
           const currentLinks = protectedLinksOf(current)
           const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : currentLinks
@@ -98,6 +122,10 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             ? (sanitized?.wordCount ?? wordCount(next.body))
             : (current.word_count ?? wordCount(next.body))
           const revision = current.revision + 1
+          if (preview !== undefined) {
+            yield* limits.checkEdit(context.credential.accountId)
+            return { article: withBody({ ...current, ...next, word_count: words, revision }, links), preview }
+          }
           const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision, protected_links: links })
           yield* revisions.insert({
             article_id: id,
@@ -117,24 +145,28 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
             logged = true
           }
-          yield* beforeCommit
-          return withBody(saved, links)
+          yield* options.beforeCommit ?? Effect.void
+          return { article: withBody(saved, links), preview }
         }).pipe(sql.withTransaction)
         if (logged && Option.isSome(call)) yield* call.value.markRecorded
-        return saved
+        return outcome
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    /** Any of title, body and meta description in one change (one revision): the editor's save. */
-    const edit = (
+    const change = <E>(
       context: EditContext,
       id: ArticleId,
-      fields: {
+      edit: (current: ArticleRow) => Effect.Effect<Proposal, E>,
+      beforeCommit?: Effect.Effect<void>
+    ) => Effect.map(run(context, id, edit, beforeCommit === undefined ? {} : { beforeCommit }), (o) => o.article)
+
+    /** The new content of an edit of any of title, body and meta description. */
+    const fieldsEdit =
+      (fields: {
         readonly title?: string | undefined
         readonly body?: string | undefined
         readonly meta_description?: string | undefined
-      }
-    ) =>
-      change(context, id, (current) =>
+      }) =>
+      (current: ArticleRow) =>
         Effect.gen(function* () {
           const sanitized = fields.body === undefined ? undefined : yield* canonicalBody(fields.body)
           return {
@@ -147,7 +179,42 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             sanitized
           }
         })
-      )
+
+    /** The new content of a PATCH: title, meta description and in-order replacements on the canonical body. */
+    const patchEdit = (payload: PatchArticlePayload) => (current: ArticleRow) =>
+      Effect.gen(function* () {
+        let sanitized: SanitizedBody | undefined
+        if (payload.replacements !== undefined && payload.replacements.length > 0) {
+          const replaced = applyReplacements(current.body, payload.replacements)
+          if (replaced._tag === "Conflict") {
+            const expected = payload.replacements[replaced.index]?.all === true ? "at least once" : "exactly once"
+            return yield* new ReplacementConflict({
+              message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
+            })
+          }
+          sanitized = yield* canonicalBody(replaced.body)
+        }
+        return {
+          content: {
+            ...current,
+            title: payload.title === undefined ? current.title : payload.title.trim(),
+            meta_description: payload.meta_description ?? current.meta_description,
+            body: sanitized?.html ?? current.body
+          },
+          sanitized
+        }
+      })
+
+    const needsAField = (payload: PatchArticlePayload) =>
+      payload.title === undefined && payload.meta_description === undefined && payload.replacements === undefined
+        ? Effect.fail(
+            new ValidationError({ message: "Send at least one of title, meta_description and replacements." })
+          )
+        : Effect.void
+
+    /** Any of title, body and meta description in one change (one revision): the editor's save. */
+    const edit = (context: EditContext, id: ArticleId, fields: Parameters<typeof fieldsEdit>[0]) =>
+      change(context, id, fieldsEdit(fields))
 
     /** PUT: a new body (and title). */
     const replace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
@@ -155,34 +222,15 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
 
     /** PATCH: title, meta description and in-order replacements on the canonical body. */
     const patch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
-      payload.title === undefined && payload.meta_description === undefined && payload.replacements === undefined
-        ? Effect.fail(
-            new ValidationError({ message: "Send at least one of title, meta_description and replacements." })
-          )
-        : change(context, id, (current) =>
-            Effect.gen(function* () {
-              let sanitized: SanitizedBody | undefined
-              if (payload.replacements !== undefined && payload.replacements.length > 0) {
-                const replaced = applyReplacements(current.body, payload.replacements)
-                if (replaced._tag === "Conflict") {
-                  const expected = payload.replacements[replaced.index]?.all === true ? "at least once" : "exactly once"
-                  return yield* new ReplacementConflict({
-                    message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
-                  })
-                }
-                sanitized = yield* canonicalBody(replaced.body)
-              }
-              return {
-                content: {
-                  ...current,
-                  title: payload.title === undefined ? current.title : payload.title.trim(),
-                  meta_description: payload.meta_description ?? current.meta_description,
-                  body: sanitized?.html ?? current.body
-                },
-                sanitized
-              }
-            })
-          )
+      Effect.zipRight(needsAField(payload), change(context, id, patchEdit(payload)))
+
+    /** A dry run of PUT: the article as it would be saved and a preview of the change; nothing is saved. */
+    const previewReplace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
+      run(context, id, fieldsEdit({ title: payload.title, body: payload.body }), { preview: true })
+
+    /** A dry run of PATCH. */
+    const previewPatch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
+      Effect.zipRight(needsAField(payload), run(context, id, patchEdit(payload), { preview: true }))
 
     /** A new featured image address; `beforeCommit` runs as the change's last step (the upload's file is written). */
     const setFeaturedImage = (
@@ -213,6 +261,15 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         })
       )
 
-    return { edit, replace, patch, setFeaturedImage, restore, history: revisions.listForArticle }
+    return {
+      edit,
+      replace,
+      patch,
+      previewReplace,
+      previewPatch,
+      setFeaturedImage,
+      restore,
+      history: revisions.listForArticle
+    }
   })
 }) {}

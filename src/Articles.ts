@@ -23,6 +23,7 @@ export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>):
     target_keyword: row.target_keyword,
     word_count: row.word_count,
     featured_image_url: row.featured_image_url,
+    revision: row.revision,
     body: row.body,
     protected_links: links ?? protectedLinksOf(row)
   })

@@ -50,17 +50,25 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
       } satisfies RequestAllowance
     })
 
+    const exceeded = (now: number) =>
+      new EditLimitExceeded({
+        message: `The account has made its ${config.editsPerDay} article changes for today (UTC); try again after midnight UTC.`,
+        limit: config.editsPerDay,
+        retry_after: secondsToUtcMidnight(now)
+      })
+
+    /** Fails as `takeEdit` would, without using anything: for a preview of a change. */
+    const checkEdit = Effect.fn("Limits.checkEdit")(function* (accountId: AccountId) {
+      const now = yield* Clock.currentTimeMillis
+      const used = yield* repo.editsUsed(accountId, toCalendarDate(new Date(now)))
+      if (used >= config.editsPerDay) return yield* exceeded(now)
+    })
+
     /** Uses one unit of the account's daily edit quota; call it inside the edit's transaction. */
     const takeEdit = Effect.fn("Limits.takeEdit")(function* (accountId: AccountId) {
       const now = yield* Clock.currentTimeMillis
       const taken = yield* repo.takeEdit(accountId, toCalendarDate(new Date(now)), config.editsPerDay)
-      if (Option.isNone(taken)) {
-        return yield* new EditLimitExceeded({
-          message: `The account has made its ${config.editsPerDay} article changes for today (UTC); try again after midnight UTC.`,
-          limit: config.editsPerDay,
-          retry_after: secondsToUtcMidnight(now)
-        })
-      }
+      if (Option.isNone(taken)) return yield* exceeded(now)
     })
 
     /** Deletes request windows that ended more than a minute ago (those of credentials no longer in use). */
@@ -69,6 +77,6 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
       yield* repo.pruneRequestCounters(new Date(now - 2 * WINDOW_MS).toISOString())
     })
 
-    return { countRequest, takeEdit, pruneRequestCounters, editsPerDay: config.editsPerDay }
+    return { countRequest, takeEdit, checkEdit, pruneRequestCounters, editsPerDay: config.editsPerDay }
   })
 }) {}

@@ -20,6 +20,7 @@ import { ApplicationApp } from "./Http/InProcess.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { RequestBodyLive } from "./Http/RequestBodies.js"
 import { serverMiddleware } from "./Http/Server.js"
+import { Idempotency } from "./Idempotency.js"
 import { RequestLimitLive } from "./Limits/RequestLimit.js"
 import { Limits } from "./Limits.js"
 import { McpRoutesLive } from "./Mcp/Http.js"
@@ -46,7 +47,8 @@ export const ServicesLive = Layer.mergeAll(
   AuditLog.Default,
   Accounts.Default,
   ApiKeys.Default,
-  AccessTokens.Default
+  AccessTokens.Default,
+  Idempotency.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(

@@ -130,7 +130,8 @@ layer(TestServerLive)("articles", (it) => {
             published_at: "2026-11-03T09:30:00Z",
             target_keyword: "dripping tap",
             word_count: 812,
-            featured_image_url: "https://cdn.example.com/tap.jpg"
+            featured_image_url: "https://cdn.example.com/tap.jpg",
+            revision: 0
           }
         ])
       })
@@ -170,7 +171,8 @@ layer(TestServerLive)("articles", (it) => {
             published_at: null,
             target_keyword: null,
             word_count: null,
-            featured_image_url: null
+            featured_image_url: null,
+            revision: 0
           }
         ])
       })
@@ -338,6 +340,7 @@ layer(TestServerLive)("articles", (it) => {
           target_keyword: "guides",
           word_count: 14,
           featured_image_url: null,
+          revision: 0,
           body,
           protected_links: [
             { type: "backlink", href: "https://partner.example.org/guide", text: "the guide" },

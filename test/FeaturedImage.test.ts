@@ -42,6 +42,7 @@ const ARTICLE_FIELDS = [
   "featured_image_url",
   "id",
   "published_at",
+  "revision",
   "site_id",
   "status",
   "target_keyword",

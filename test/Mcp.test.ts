@@ -1017,8 +1017,18 @@ layer(TestServerLive)("MCP interface", (it) => {
           get_article: ["article_id"],
           list_backlinks: ["site_id", "from", "to", "page", "per_page"],
           get_stats: ["site_id", "period", "from", "to"],
-          update_article: ["article_id", "title", "body", "meta_description", "replacements", "reason"],
-          replace_featured_image: ["article_id", "image", "url", "reason"]
+          update_article: [
+            "article_id",
+            "title",
+            "body",
+            "meta_description",
+            "replacements",
+            "reason",
+            "dry_run",
+            "if_match",
+            "idempotency_key"
+          ],
+          replace_featured_image: ["article_id", "image", "url", "reason", "if_match", "idempotency_key"]
         }
         for (const [name, properties] of Object.entries(expected)) {
           const tool = byName.get(name)!
@@ -1111,6 +1121,76 @@ layer(TestServerLive)("MCP interface", (it) => {
         assert.strictEqual(refused.error, "image_too_large")
         assert.strictEqual(refused.limit, 10 * 1024 * 1024)
       })
+    )
+  })
+
+  describe("safe edits through the agent tools", () => {
+    const revisionCount = (id: ArticleId) =>
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ n: number }>`select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(
+          Effect.map((rows) => rows[0]!.n),
+          Effect.orDie
+        )
+      )
+
+    it.effect("two tool calls with the same if_match at once: one saves, one is precondition_failed", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* newSession
+        const { later } = yield* makeFixtures(session.accountId)
+        const replies = yield* Effect.all(
+          ["Writer A", "Writer B"].map((title) =>
+            callTool(session, "update_article", { article_id: later, title, if_match: '"0"' })
+          ),
+          { concurrency: "unbounded" }
+        )
+        assert.sameMembers(
+          replies.map((reply) => (reply.isError ? reply.text.error : "ok")),
+          ["ok", "precondition_failed"]
+        )
+        assert.strictEqual(yield* revisionCount(later), 1)
+      })
+    )
+
+    it.effect("a retried tool call with the same idempotency_key replays the first answer and changes once", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* newSession
+        const { later } = yield* makeFixtures(session.accountId)
+        const args = { article_id: later, title: "Exactly once", idempotency_key: "assistant-retry-1" }
+        const first = yield* callTool(session, "update_article", args)
+        const retry = yield* callTool(session, "update_article", args)
+        assert.isFalse(retry.isError)
+        assert.deepStrictEqual(retry.text, first.text)
+        assert.strictEqual(yield* revisionCount(later), 1)
+        const reused = yield* toolError(session, "update_article", { ...args, title: "Something else" })
+        assert.strictEqual(reused.error, "idempotency_key_reused")
+      })
+    )
+
+    it.effect(
+      "dry_run through the tool: a violation is the real error, a valid edit is a preview that saves nothing",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* newSession
+          const { linked } = yield* makeFixtures(session.accountId)
+          const before = yield* storedArticle(linked)
+          const removal = { replacements: [{ find: `>${PARTNER.text}</a>`, replace: ">them</a>" }] }
+          const dry = yield* toolError(session, "update_article", { article_id: linked, ...removal, dry_run: true })
+          const real = yield* toolError(session, "update_article", { article_id: linked, ...removal })
+          assert.strictEqual(dry.error, "protected_link_violation")
+          assert.deepStrictEqual(dry, real)
+          const preview = yield* toolData(session, "update_article", {
+            article_id: linked,
+            replacements: [{ find: "today", replace: "this week" }],
+            dry_run: true
+          })
+          assert.isTrue(preview.preview.changed)
+          assert.include(preview.preview.diff, "this week")
+          assert.deepStrictEqual(yield* storedArticle(linked), before)
+          assert.strictEqual(yield* revisionCount(linked), 0)
+        })
     )
   })
 })

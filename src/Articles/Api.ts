@@ -2,19 +2,25 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
 import {
+  DryRunQuery,
   FeaturedImageJson,
   FeaturedImageMultipart,
   PatchArticlePayload,
+  Preview,
   strictBody,
-  UpdateArticlePayload
+  UpdateArticlePayload,
+  WriteHeaders
 } from "../Domain/ArticleEdits.js"
 import { DateRangeQuery } from "../Domain/Dates.js"
 import {
   DisallowedHtmlBody,
   EditLimitExceededBody,
+  IdempotencyKeyInUseBody,
+  IdempotencyKeyReusedBody,
   ImageTooLargeBody,
   NotFoundBody,
   PayloadTooLargeBody,
+  PreconditionFailedBody,
   ProtectedLinkViolationBody,
   ReplacementConflictBody,
   UnsupportedImageBody,
@@ -29,12 +35,18 @@ import { authenticated } from "../Http/Authenticated.js"
 export const ArticlesFilterFields = {
   ...DateRangeQuery,
   status: Schema.optional(
-    ArticleStatus.annotations({ description: "Only articles with this status: draft, scheduled or published." })
+    ArticleStatus.annotations({ description: "Only articles with this status." })
   )
 }
 
 export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
 export type ArticlesQuery = typeof ArticlesQuery.Type
+
+/** A write's answer: the article, and with `dry_run=true` the preview of a change that was not saved. */
+const EditResponse = Schema.Struct({
+  data: ArticleWithBody,
+  preview: Schema.optional(Preview)
+})
 
 export const SitePath = Schema.Struct({ id: PathId(SiteId, "Website id.") })
 export const ArticlePath = Schema.Struct({ id: PathId(ArticleId, "Article id.") }).annotations({
@@ -56,7 +68,7 @@ export class ArticlesApi extends authenticated(
           name: "list_articles",
           title: "List a website's articles",
           description:
-            "Lists a website's articles, newest published first, with title, address, status, target search term and word count (get_article reads the body). from and to narrow it to the days published, status to one status.",
+            "Lists a website's articles, newest published first, with title, address, status, search term and word count (get_article reads the body).",
           readOnly: true,
           idempotent: true,
           pathArgs: { id: "site_id" }
@@ -84,20 +96,25 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Summary, "Read an article with its body")
         .annotate(
           OpenApi.Description,
-          "Returns the article with its canonical HTML body and the protected links found in it."
+          "Returns the article with its canonical HTML body and the protected links found in it. The ETag header is the article's revision, quoted: send it back as If-Match to change only that version."
         )
     )
     .add(
       HttpApiEndpoint.put("updateArticle", "/articles/:id")
         .setPath(ArticlePath)
         .setPayload(strictBody(UpdateArticlePayload))
-        .addSuccess(DataResponse(ArticleWithBody))
+        .setUrlParams(DryRunQuery)
+        .setHeaders(WriteHeaders)
+        .addSuccess(EditResponse)
         .addError(NotFoundBody)
         .addError(ValidationErrorBody)
         .addError(DisallowedHtmlBody)
         .addError(ProtectedLinkViolationBody)
         .addError(PayloadTooLargeBody)
         .addError(EditLimitExceededBody)
+        .addError(PreconditionFailedBody)
+        .addError(IdempotencyKeyInUseBody)
+        .addError(IdempotencyKeyReusedBody)
         .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
         .annotate(OpenApi.Summary, "Replace an article's title and body")
         .annotate(
@@ -109,7 +126,9 @@ export class ArticlesApi extends authenticated(
       HttpApiEndpoint.patch("patchArticle", "/articles/:id")
         .setPath(ArticlePath)
         .setPayload(strictBody(PatchArticlePayload))
-        .addSuccess(DataResponse(ArticleWithBody))
+        .setUrlParams(DryRunQuery)
+        .setHeaders(WriteHeaders)
+        .addSuccess(EditResponse)
         .addError(NotFoundBody)
         .addError(ReplacementConflictBody)
         .addError(ValidationErrorBody)
@@ -117,11 +136,14 @@ export class ArticlesApi extends authenticated(
         .addError(ProtectedLinkViolationBody)
         .addError(PayloadTooLargeBody)
         .addError(EditLimitExceededBody)
+        .addError(PreconditionFailedBody)
+        .addError(IdempotencyKeyInUseBody)
+        .addError(IdempotencyKeyReusedBody)
         .annotate(AgentTool, {
           name: "update_article",
           title: "Edit an article",
           description:
-            "Edits an article. For small changes send replacements (exact find-and-replace on the body as get_article returns it, in order; each find must occur once, or with all at least once) and/or title or meta_description. To rewrite the body send body (and optionally title) alone. Protected links (data-service-protected) must stay exactly as they are, though they may move. Every change is kept as a revision the user can restore. Say why in reason.",
+            "Edits an article: replacements (exact find-and-replace on the body as get_article returns it) and/or title or meta_description; or body (and title) alone to rewrite it. Protected links (data-service-protected) must stay as they are. Every change is a revision the user can restore. Try with dry_run first; send if_match and an idempotency_key.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg
@@ -138,6 +160,7 @@ export class ArticlesApi extends authenticated(
         .setPayload(
           Schema.Union(HttpApiSchema.Multipart(strictBody(FeaturedImageMultipart)), strictBody(FeaturedImageJson))
         )
+        .setHeaders(WriteHeaders)
         .addSuccess(DataResponse(Article))
         .addError(NotFoundBody)
         .addError(ValidationErrorBody)
@@ -145,11 +168,14 @@ export class ArticlesApi extends authenticated(
         .addError(ImageTooLargeBody)
         .addError(PayloadTooLargeBody)
         .addError(EditLimitExceededBody)
+        .addError(PreconditionFailedBody)
+        .addError(IdempotencyKeyInUseBody)
+        .addError(IdempotencyKeyReusedBody)
         .annotate(AgentTool, {
           name: "replace_featured_image",
           title: "Replace an article's featured image",
           description:
-            "Sets an article's featured image from url (an absolute http or https address) or from image: the file's bytes, base64-encoded (JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB), which the service then hosts. image wins when both are sent.",
+            "Sets an article's featured image from url (absolute http or https) or from image (the file, base64), which the service then hosts.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg

@@ -1,14 +1,20 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { createHash } from "node:crypto"
+import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema } from "effect"
 import { Api } from "../Api.js"
 import { ArticleEdits } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { CurrentCredential, currentOrigin } from "../Auth/CurrentCredential.js"
+import { etagOf, PatchArticlePayload, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
+import type { ArticleId } from "../Domain/Ids.js"
 import { FeaturedImages } from "../FeaturedImages.js"
 import { requireId } from "../Http/RequireId.js"
+import { Idempotency } from "../Idempotency.js"
 
 const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
+const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)
+const encodePatch = Schema.encodeSync(PatchArticlePayload)
 
 /** The edit-limit 429 carries Retry-After: the seconds to the next UTC midnight. */
 const retryAfterMidnight = <A, E, R>(effect: Effect.Effect<A, E | EditLimitExceeded, R>) =>
@@ -25,15 +31,33 @@ const retryAfterMidnight = <A, E, R>(effect: Effect.Effect<A, E | EditLimitExcee
       )
   )
 
+/** What makes two writes the same request for `Idempotency-Key`: method, article, query and body. */
+const requestOf = (method: string, id: ArticleId, query: unknown, body: unknown) =>
+  JSON.stringify([method, id, query, body])
+
+interface WriteHeaders {
+  readonly "if-match"?: string | undefined
+  readonly "idempotency-key"?: string | undefined
+}
+
 export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers) =>
   Effect.gen(function* () {
     const articles = yield* Articles
     const edits = yield* ArticleEdits
     const featuredImages = yield* FeaturedImages
-    /** Who changes the article and through which door (API, or MCP for an agent's tool call). */
-    const apiContext = (reason: string | undefined) =>
+    const idempotency = yield* Idempotency
+    const fs = yield* FileSystem.FileSystem
+
+    /** Who changes the article, through which door (API, or MCP for an agent's tool call), why, and on what condition. */
+    const writeContext = (reason: string | undefined, headers: WriteHeaders) =>
       Effect.all({ credential: CurrentCredential, origin: currentOrigin }).pipe(
-        Effect.map(({ credential, origin }) => ({ credential, origin, reason }))
+        Effect.map(({ credential, origin }) => ({ credential, origin, reason, ifMatch: headers["if-match"] }))
+      )
+
+    /** The write, run at most once per Idempotency-Key when one is sent. */
+    const once = <A, E, R>(headers: WriteHeaders, request: string, write: Effect.Effect<A, E, R>) =>
+      Effect.flatMap(CurrentCredential, (credential) =>
+        idempotency.once(credential, headers["idempotency-key"], request, write)
       )
 
     return handlers
@@ -49,31 +73,63 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
       .handle("getArticle", ({ path }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
-          return { data: yield* articles.get(yield* CurrentCredential, id) }
+          const article = yield* articles.get(yield* CurrentCredential, id)
+          yield* HttpApp.appendPreResponseHandler((_request, response) =>
+            Effect.succeed(
+              response.status === 200
+                ? HttpServerResponse.setHeader(response, "etag", etagOf(article.revision))
+                : response
+            )
+          )
+          return { data: article }
         })
       )
-      .handle("updateArticle", ({ path, payload }) =>
+      .handle("updateArticle", ({ path, payload, urlParams, headers }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
-          return { data: yield* edits.replace(yield* apiContext(payload.reason), id, payload) }
+          const context = yield* writeContext(payload.reason, headers)
+          const write =
+            urlParams.dry_run === true
+              ? Effect.map(edits.previewReplace(context, id, payload), ({ article, preview }) => ({
+                  data: article,
+                  preview
+                }))
+              : Effect.map(edits.replace(context, id, payload), (data) => ({ data }))
+          return yield* once(headers, requestOf("PUT", id, urlParams, encodeUpdate(payload)), write)
         }).pipe(retryAfterMidnight)
       )
-      .handle("patchArticle", ({ path, payload }) =>
+      .handle("patchArticle", ({ path, payload, urlParams, headers }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
-          return { data: yield* edits.patch(yield* apiContext(payload.reason), id, payload) }
+          const context = yield* writeContext(payload.reason, headers)
+          const write =
+            urlParams.dry_run === true
+              ? Effect.map(edits.previewPatch(context, id, payload), ({ article, preview }) => ({
+                  data: article,
+                  preview
+                }))
+              : Effect.map(edits.patch(context, id, payload), (data) => ({ data }))
+          return yield* once(headers, requestOf("PATCH", id, urlParams, encodePatch(payload)), write)
         }).pipe(retryAfterMidnight)
       )
-      .handle("replaceFeaturedImage", ({ path, payload }) =>
+      .handle("replaceFeaturedImage", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
           const image = "image" in payload ? payload.image : undefined
+          // A retry sends the same file again: the request is the same when the file's content is.
+          const imageDigest =
+            image === undefined
+              ? null
+              : createHash("sha256")
+                  .update(yield* fs.readFile(image.path).pipe(Effect.orDie))
+                  .digest("hex")
           const upload = image === undefined ? undefined : { _tag: "File" as const, path: image.path }
-          const article = yield* featuredImages.replace(yield* apiContext(payload.reason), id, {
-            upload,
-            url: payload.url
-          })
-          return { data: article }
+          const context = yield* writeContext(payload.reason, headers)
+          const write = Effect.map(featuredImages.replace(context, id, { upload, url: payload.url }), (data) => ({
+            data
+          }))
+          const body = { image: imageDigest, url: payload.url ?? null, reason: payload.reason ?? null }
+          return yield* once(headers, requestOf("POST", id, {}, body), write)
         }).pipe(retryAfterMidnight)
       )
   })

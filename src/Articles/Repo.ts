@@ -17,7 +17,6 @@ export class ArticleRow extends Schema.Class<ArticleRow>("ArticleRow")({
   ...Article.fields,
   body: Schema.String,
   meta_description: Schema.NullOr(Schema.String),
-  revision: Schema.Number,
   /** Stored with the body; see StoredLinks.protectedLinksOf before trusting them. */
   protected_links: Schema.NullOr(Schema.Array(ProtectedLink)),
   protected_links_sha256: Schema.NullOr(Schema.Uint8ArrayFromSelf)
@@ -45,8 +44,8 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
     const sql = yield* SqlClient.SqlClient
     const columns = sql`a.id, a.site_id, a.title, a.url, a.status,
       ${sql.unsafe(rfc3339("a.published_at"))} as published_at,
-      a.target_keyword, a.word_count, a.featured_image_url`
-    const withBody = sql`${columns}, a.body, a.meta_description, a.revision, a.protected_links, a.protected_links_sha256`
+      a.target_keyword, a.word_count, a.featured_image_url, a.revision`
+    const withBody = sql`${columns}, a.body, a.meta_description, a.protected_links, a.protected_links_sha256`
 
     const where = (siteId: SiteId, filter: ArticleFilter) =>
       sql.and([

@@ -23,7 +23,7 @@ export class BacklinksApi extends authenticated(
         name: "list_backlinks",
         title: "List a website's backlinks",
         description:
-          "Lists the backlinks acquired for a website, newest first, each marked industry or local, with its source, target, anchor and status. from and to narrow it to the days acquired.",
+          "Lists the backlinks acquired for a website, newest first, each industry or local, with source, target, anchor and status.",
         readOnly: true,
         idempotent: true,
         pathArgs: { id: "site_id" }

@@ -33,7 +33,11 @@ export const articleFields = {
   word_count: Schema.NullOr(Schema.Number.pipe(Schema.int(), Schema.nonNegative())).annotations({
     description: "Words in the body's text, recomputed on every change."
   }),
-  featured_image_url: Schema.NullOr(Schema.String).annotations({ description: "Featured image address." })
+  featured_image_url: Schema.NullOr(Schema.String).annotations({ description: "Featured image address." }),
+  revision: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
+    description:
+      "The article's current revision number (0 before its first change). Send it back as If-Match to change only this version."
+  })
 }
 
 // A plain struct rather than a class: lists carry up to 100 of them, and decoding a database row into a struct (and

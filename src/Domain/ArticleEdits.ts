@@ -24,7 +24,7 @@ export const Title = Text.pipe(
     message: () => atMostMessage(MAX_TITLE, "characters"),
     jsonSchema: { minLength: 1, maxLength: MAX_TITLE }
   })
-).annotations({ description: `Title, 1 to ${MAX_TITLE} characters after trimming; stored trimmed.` })
+).annotations({ description: `Title, 1 to ${MAX_TITLE} characters, trimmed.` })
 
 export const Reason = Text.pipe(maxLength(MAX_REASON)).annotations({
   description: `Why the change was made (kept with the revision), up to ${MAX_REASON} characters.`
@@ -36,7 +36,7 @@ export const MetaDescription = Text.pipe(maxLength(MAX_META_DESCRIPTION)).annota
 
 export const Body = Text.annotations({
   description:
-    "The new HTML body, sanitised as the editor does (other elements unwrapped, other attributes dropped). Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Every protected link must be kept (it may move); none may be added."
+    "The new HTML body, sanitised as the editor does. Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Protected links must all be kept."
 })
 
 export const Replacement = Schema.Struct({
@@ -46,15 +46,15 @@ export const Replacement = Schema.Struct({
   replace: Schema.optional(Text.annotations({ description: "Replacement text (default: empty)." })),
   all: Schema.optional(
     Schema.Boolean.annotations({
-      description: "Replace every occurrence (at least one needed); otherwise find must occur exactly once."
+      description: "Replace every occurrence (at least one); else find must occur exactly once."
     })
   )
-}).annotations({ identifier: "Replacement", description: "One find-and-replace on the HTML body." })
+}).annotations({ identifier: "Replacement" })
 
 export const Replacements = Schema.Array(Replacement)
   .pipe(maxItems(MAX_REPLACEMENTS))
   .annotations({
-    description: `Up to ${MAX_REPLACEMENTS} replacements, applied in order, each on the result of the one before. If any fails, nothing is saved (replacement_conflict).`
+    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict).`
   })
 
 export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(
@@ -88,6 +88,56 @@ export const EditArticlePayload = strictBody(
     reason: Schema.optional(Reason)
   })
 )
+
+export const Preview = Schema.Struct({
+  changed: Schema.Boolean.annotations({ description: "Whether saving would change the article." }),
+  diff: Schema.String.annotations({
+    description: "Unified diff of the body, current to proposed (canonical HTML); empty when the body stays."
+  }),
+  title_changed: Schema.Boolean,
+  meta_description_changed: Schema.Boolean
+}).annotations({ identifier: "Preview", description: "What a dry run's change would do; nothing was saved." })
+export type Preview = typeof Preview.Type
+
+/** `dry_run` on PUT and PATCH. */
+export const DryRunQuery = Schema.Struct({
+  dry_run: Schema.optional(
+    Schema.BooleanFromString.annotations({
+      jsonSchema: {
+        type: "boolean",
+        description:
+          "true: check everything, answer with the would-be article and a diff, save nothing."
+      }
+    })
+  )
+})
+
+/** Whether an `If-Match` value names `revision`: `*`, or a list of entity tags one of which is `"<revision>"`. */
+export const ifMatchAllows = (ifMatch: string, revision: number) =>
+  ifMatch
+    .split(",")
+    .map((tag) => tag.trim())
+    .some((tag) => tag === "*" || tag === `"${revision}"` || tag === String(revision))
+
+/** The entity tag of an article: its current revision, quoted. */
+export const etagOf = (revision: number) => `"${revision}"`
+
+/** The optional headers of the article writes: a precondition and a retry key. */
+export const WriteHeaders = Schema.Struct({
+  "if-match": Schema.optional(
+    Text.annotations({
+      description:
+        'Save only if the article is still at this revision ("<revision>", as read); else precondition_failed.'
+    })
+  ),
+  "idempotency-key": Schema.optional(
+    Schema.String.pipe(
+      Schema.pattern(/^[\x21-\x7e]{1,255}$/, { message: () => "must be 1 to 255 printable ASCII characters" })
+    ).annotations({
+      description: "A new unique string per change: a retry with the same key replays the first answer, never changing twice."
+})
+  )
+})
 
 export const ImageUrl = Text.pipe(
   maxLength(MAX_IMAGE_URL),

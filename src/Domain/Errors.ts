@@ -163,6 +163,37 @@ export const EditLimitExceededBody = wire(EditLimitExceeded, "EditLimitExceeded"
   fields: withLimit
 })
 
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", messageOnly) {}
+export const PreconditionFailedBody = wire(PreconditionFailed, "PreconditionFailed", {
+  error: "precondition_failed",
+  status: 412,
+  description:
+    "If-Match does not name the article's current revision (someone changed it meanwhile); the message names the current revision. Nothing was saved.",
+  fields: messageOnly
+})
+
+export class IdempotencyKeyInUse extends Schema.TaggedError<IdempotencyKeyInUse>()(
+  "IdempotencyKeyInUse",
+  messageOnly
+) {}
+export const IdempotencyKeyInUseBody = wire(IdempotencyKeyInUse, "IdempotencyKeyInUse", {
+  error: "idempotency_key_in_use",
+  status: 409,
+  description: "A request with this Idempotency-Key is still running; retry when it has been answered.",
+  fields: messageOnly
+})
+
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()(
+  "IdempotencyKeyReused",
+  messageOnly
+) {}
+export const IdempotencyKeyReusedBody = wire(IdempotencyKeyReused, "IdempotencyKeyReused", {
+  error: "idempotency_key_reused",
+  status: 422,
+  description: "This Idempotency-Key was used in the last 24 hours for a different request; use a new key.",
+  fields: messageOnly
+})
+
 export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", messageOnly) {}
 export const MethodNotAllowedBody = wire(MethodNotAllowed, "MethodNotAllowed", {
   error: "method_not_allowed",
@@ -189,6 +220,9 @@ const publicErrors: ReadonlyArray<Schema.Schema.AnyNoContext> = [
   NotFoundBody,
   MethodNotAllowedBody,
   ReplacementConflictBody,
+  IdempotencyKeyInUseBody,
+  IdempotencyKeyReusedBody,
+  PreconditionFailedBody,
   PayloadTooLargeBody,
   ValidationErrorBody,
   DisallowedHtmlBody,

@@ -4,8 +4,8 @@ import { lessThanOrEqualTo } from "./Bounds.js"
 export const DEFAULT_PER_PAGE = 20
 export const MAX_PER_PAGE = 100
 
-const PAGE_DESCRIPTION = "Page number, from 1; past last_page the data is empty."
-const PER_PAGE_DESCRIPTION = `Items per page, 1 to ${MAX_PER_PAGE} (default ${DEFAULT_PER_PAGE}).`
+const PAGE_DESCRIPTION = "Page, from 1."
+const PER_PAGE_DESCRIPTION = "Items per page."
 
 const Integer = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }))
 const PageNumber = Integer.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }))

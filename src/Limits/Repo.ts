@@ -36,6 +36,17 @@ export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
           returning count`
       })(undefined).pipe(Effect.orDie)
 
+    /** How many changes an account has made on `day` (read only: a preview judges the quota without using it). */
+    const editsUsed = (accountId: AccountId, day: string) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => sql`select count from edit_counters where account_id = ${accountId} and day = ${day}::date`
+      })(undefined).pipe(
+        Effect.map((row) => (row._tag === "Some" ? row.value.count : 0)),
+        Effect.orDie
+      )
+
     /** Deletes a credential's earlier windows (along the primary key). */
     const deleteEarlierWindows = (credential: string, windowStart: string) =>
       sql`delete from request_counters where credential = ${credential} and window_start < ${windowStart}::timestamptz`.pipe(
@@ -47,6 +58,6 @@ export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
     const pruneRequestCounters = (before: string) =>
       sql`delete from request_counters where window_start < ${before}::timestamptz`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { countRequest, takeEdit, deleteEarlierWindows, pruneRequestCounters }
+    return { countRequest, takeEdit, editsUsed, deleteEarlierWindows, pruneRequestCounters }
   })
 }) {}

@@ -55,8 +55,9 @@ export const toolSchema = (node: unknown, definitions: JsonSchema): unknown => {
   const out: JsonSchema = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "title" && typeof value === "string") continue
-    // No text anywhere takes NUL; the tool list does not repeat that on every string.
+    // No text anywhere takes NUL; the tool list does not repeat that on every string. Examples are the document's.
     if (key === "pattern" && value === NUL_FREE_PATTERN) continue
+    if (key === "examples") continue
     if (key === "properties" && isObject(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, v]) => [name, toolSchema(v, definitions)]))
     } else {
@@ -227,8 +228,7 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
       inputSchema: {
         type: "object",
         properties,
-        ...(required.length === 0 ? {} : { required }),
-        additionalProperties: false
+        ...(required.length === 0 ? {} : { required })
       },
       outputSchema: primary.output,
       routes: all.map((candidate) => candidate.route)

@@ -35,7 +35,7 @@ export class SitesApi extends authenticated(
         name: "list_sites",
         title: "List websites",
         description:
-          "Lists the websites of the signed-in account in id order, with their address, language, country, scope and industry. Start here: the other tools take a site_id found with this one. Results come in pages (page, per_page).",
+          "Lists the websites of the signed-in account, with address, language, country, scope and industry. Start here: other tools take their site_id.",
         readOnly: true,
         idempotent: true
       })

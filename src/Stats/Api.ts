@@ -13,7 +13,7 @@ export const StatsQuery = Schema.Struct({
   period: Schema.optional(
     Text.annotations({
       description:
-        "this_month (the default), last_month, last_30_days (today and the 29 days before), a month YYYY-MM or a day YYYY-MM-DD; days are UTC. from and to, given together, win over it.",
+        "this_month (default), last_month, last_30_days, YYYY-MM or YYYY-MM-DD (UTC); from and to win over it.",
       examples: ["this_month", "last_month", "last_30_days", "2026-10", "2026-10-15"]
     })
   ),
@@ -34,7 +34,7 @@ export class StatsApi extends authenticated(
         name: "get_stats",
         title: "Count a website's work for a period",
         description:
-          "Counts a website's published articles and acquired backlinks (industry and local) in a period (this_month by default), or between from and to. The answer gives the days it counted.",
+          "Counts a website's published articles and acquired backlinks (industry and local) in a period, or between from and to.",
         readOnly: true,
         idempotent: true,
         pathArgs: { id: "site_id" }
