@@ -34,13 +34,22 @@ import { authenticated } from "../Http/Authenticated.js"
 /** The filters of the articles list (shared by the endpoint and the agent tool). */
 export const ArticlesFilterFields = {
   ...DateRangeQuery,
-  status: Schema.optional(
-    ArticleStatus.annotations({ description: "Only articles with this status." })
-  )
+  status: Schema.optional(ArticleStatus.annotations({ description: "Only articles with this status." }))
 }
 
 export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
 export type ArticlesQuery = typeof ArticlesQuery.Type
+
+/** What every article write can be refused with, besides what it checks of its own. */
+const WriteErrors = Schema.Union(
+  NotFoundBody,
+  ValidationErrorBody,
+  PayloadTooLargeBody,
+  EditLimitExceededBody,
+  PreconditionFailedBody,
+  IdempotencyKeyInUseBody,
+  IdempotencyKeyReusedBody
+)
 
 /** A write's answer: the article, and with `dry_run=true` the preview of a change that was not saved. */
 const EditResponse = Schema.Struct({
@@ -106,15 +115,9 @@ export class ArticlesApi extends authenticated(
         .setUrlParams(DryRunQuery)
         .setHeaders(WriteHeaders)
         .addSuccess(EditResponse)
-        .addError(NotFoundBody)
-        .addError(ValidationErrorBody)
+        .addError(WriteErrors)
         .addError(DisallowedHtmlBody)
         .addError(ProtectedLinkViolationBody)
-        .addError(PayloadTooLargeBody)
-        .addError(EditLimitExceededBody)
-        .addError(PreconditionFailedBody)
-        .addError(IdempotencyKeyInUseBody)
-        .addError(IdempotencyKeyReusedBody)
         .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
         .annotate(OpenApi.Summary, "Replace an article's title and body")
         .annotate(
@@ -129,16 +132,10 @@ export class ArticlesApi extends authenticated(
         .setUrlParams(DryRunQuery)
         .setHeaders(WriteHeaders)
         .addSuccess(EditResponse)
-        .addError(NotFoundBody)
+        .addError(WriteErrors)
         .addError(ReplacementConflictBody)
-        .addError(ValidationErrorBody)
         .addError(DisallowedHtmlBody)
         .addError(ProtectedLinkViolationBody)
-        .addError(PayloadTooLargeBody)
-        .addError(EditLimitExceededBody)
-        .addError(PreconditionFailedBody)
-        .addError(IdempotencyKeyInUseBody)
-        .addError(IdempotencyKeyReusedBody)
         .annotate(AgentTool, {
           name: "update_article",
           title: "Edit an article",
@@ -162,15 +159,9 @@ export class ArticlesApi extends authenticated(
         )
         .setHeaders(WriteHeaders)
         .addSuccess(DataResponse(Article))
-        .addError(NotFoundBody)
-        .addError(ValidationErrorBody)
+        .addError(WriteErrors)
         .addError(UnsupportedImageBody)
         .addError(ImageTooLargeBody)
-        .addError(PayloadTooLargeBody)
-        .addError(EditLimitExceededBody)
-        .addError(PreconditionFailedBody)
-        .addError(IdempotencyKeyInUseBody)
-        .addError(IdempotencyKeyReusedBody)
         .annotate(AgentTool, {
           name: "replace_featured_image",
           title: "Replace an article's featured image",

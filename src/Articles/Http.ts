@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto"
 import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Effect, type Option, Schema } from "effect"
 import { Api } from "../Api.js"
-import { ArticleEdits } from "../ArticleEdits.js"
+import { ArticleEdits, type EditContext } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { CurrentCredential, currentOrigin } from "../Auth/CurrentCredential.js"
-import { etagOf, PatchArticlePayload, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
+import type { ArticleWithBody } from "../Domain/Article.js"
+import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { FeaturedImages } from "../FeaturedImages.js"
@@ -60,6 +61,34 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         idempotency.once(credential, headers["idempotency-key"], request, write)
       )
 
+    /** PUT and PATCH: the change, or with `dry_run=true` its preview; at most once per Idempotency-Key. */
+    const editArticle = <P extends { readonly reason?: string | undefined }, E1, E2>(
+      request: {
+        readonly path: { readonly id: Option.Option<ArticleId> }
+        readonly payload: P
+        readonly urlParams: { readonly dry_run?: boolean | undefined }
+        readonly headers: WriteHeaders
+      },
+      method: string,
+      encode: (payload: P) => unknown,
+      save: (context: EditContext, id: ArticleId, payload: P) => Effect.Effect<ArticleWithBody, E1>,
+      preview: (
+        context: EditContext,
+        id: ArticleId,
+        payload: P
+      ) => Effect.Effect<{ readonly article: ArticleWithBody; readonly preview: Preview | undefined }, E2>
+    ) =>
+      Effect.gen(function* () {
+        const { path, payload, urlParams, headers } = request
+        const id = yield* requireId(path.id, "article")
+        const context = yield* writeContext(payload.reason, headers)
+        const write: Effect.Effect<{ data: ArticleWithBody; preview?: Preview | undefined }, E1 | E2> =
+          urlParams.dry_run === true
+            ? Effect.map(preview(context, id, payload), ({ article, preview }) => ({ data: article, preview }))
+            : Effect.map(save(context, id, payload), (data) => ({ data }))
+        return yield* once(headers, requestOf(method, id, urlParams, encode(payload)), write)
+      }).pipe(retryAfterMidnight)
+
     return handlers
       .handle("listArticles", ({ path, urlParams }) =>
         Effect.gen(function* () {
@@ -84,34 +113,10 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
           return { data: article }
         })
       )
-      .handle("updateArticle", ({ path, payload, urlParams, headers }) =>
-        Effect.gen(function* () {
-          const id = yield* requireId(path.id, "article")
-          const context = yield* writeContext(payload.reason, headers)
-          const write =
-            urlParams.dry_run === true
-              ? Effect.map(edits.previewReplace(context, id, payload), ({ article, preview }) => ({
-                  data: article,
-                  preview
-                }))
-              : Effect.map(edits.replace(context, id, payload), (data) => ({ data }))
-          return yield* once(headers, requestOf("PUT", id, urlParams, encodeUpdate(payload)), write)
-        }).pipe(retryAfterMidnight)
+      .handle("updateArticle", (request) =>
+        editArticle(request, "PUT", encodeUpdate, edits.replace, edits.previewReplace)
       )
-      .handle("patchArticle", ({ path, payload, urlParams, headers }) =>
-        Effect.gen(function* () {
-          const id = yield* requireId(path.id, "article")
-          const context = yield* writeContext(payload.reason, headers)
-          const write =
-            urlParams.dry_run === true
-              ? Effect.map(edits.previewPatch(context, id, payload), ({ article, preview }) => ({
-                  data: article,
-                  preview
-                }))
-              : Effect.map(edits.patch(context, id, payload), (data) => ({ data }))
-          return yield* once(headers, requestOf("PATCH", id, urlParams, encodePatch(payload)), write)
-        }).pipe(retryAfterMidnight)
-      )
+      .handle("patchArticle", (request) => editArticle(request, "PATCH", encodePatch, edits.patch, edits.previewPatch))
       .handle("replaceFeaturedImage", ({ path, payload, headers }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
