@@ -190,6 +190,26 @@ layer(TestLive)("cbs", (it) => {
       })
     )
 
+    it.scoped(
+      "import FILE stores each article it creates as revision 1, origin rewrite, reason import <file name>",
+      () =>
+        Effect.gen(function* () {
+          const email = newEmail()
+          const file = yield* withTempFile(importFile(email, "Revised title"))
+          const result = yield* cbs("import", file)
+          assert.isTrue(result.ok, result.stderr)
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql`
+          select a.revision, r.number, r.origin, r.reason, r.title
+          from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          join article_revisions r on r.article_id = a.id
+          where u.email = ${email}`
+          assert.deepStrictEqual(rows, [
+            { revision: 1, number: 1, origin: "rewrite", reason: "import import.json", title: "Revised title" }
+          ])
+        })
+    )
+
     it.scoped("import of a bad file fails naming the field and stores nothing", () =>
       Effect.gen(function* () {
         const email = newEmail()

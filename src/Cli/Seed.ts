@@ -27,7 +27,7 @@ export const seedDemo = Effect.gen(function* () {
   const password = randomBytes(12).toString("base64url")
   const today = new Date(yield* Clock.currentTimeMillis)
   // The data set is ours: if it does not import, that is a bug, not an operator's mistake.
-  const summary = yield* importer.importValue(demoData({ today, password })).pipe(Effect.orDie)
+  const summary = yield* importer.importValue(demoData({ today, password }), "demo data").pipe(Effect.orDie)
   const account = yield* accounts.findByEmail(DEMO_EMAIL)
   if (Option.isNone(account)) return yield* Effect.dieMessage("the demo account is missing after its import")
   const { key } = yield* keys.create({ accountId: account.value.account_id, name: "demo", isAdmin: false })
