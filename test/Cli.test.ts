@@ -315,6 +315,63 @@ layer(TestLive)("cbs", (it) => {
   )
 })
 
+// A database of its own: the tests above have seeded the demo data already, these need to see it seeded first.
+layer(TestLive)("cbs seed --demo on a database that holds the demo data", (it) => {
+  it.effect(
+    "keeps every article and the password as they are, stores no revision, and prints the e-mail and a new working key",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const first = yield* cbs("seed", "--demo")
+        assert.isTrue(first.ok, first.stderr)
+        const password = field(first.stdout, "Password")
+        // The demo articles start with their imported content as revision 1.
+        const starts = yield* sql<{ revision: number; reason: string | null; n: number }>`
+          select a.revision, r.reason, count(*)::int as n
+          from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          left join article_revisions r on r.article_id = a.id
+          where u.email = ${DEMO_EMAIL} group by a.revision, r.reason`
+        assert.deepStrictEqual(
+          starts.map((row) => [row.revision, row.reason]),
+          [[1, "import demo data"]]
+        )
+
+        // An edit since the import: article content and its revision counter, as the service would leave them.
+        const [article] = yield* sql<{ id: number }>`
+          select a.id from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          where u.email = ${DEMO_EMAIL} order by a.id limit 1`
+        yield* sql`update articles set title = 'Edited since the import', revision = 2 where id = ${article!.id}`
+        const stateOf = sql`
+          select a.id, a.title, a.body, a.status, a.revision, a.published_at::text, a.xmin::text as version,
+            (select count(*)::int from article_revisions r where r.article_id = a.id) as revisions
+          from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          where u.email = ${DEMO_EMAIL} order by a.id`
+        const before = yield* stateOf
+        const [hashBefore] = yield* sql`select password_hash from users where email = ${DEMO_EMAIL}`
+
+        const again = yield* cbs("seed", "--demo")
+        assert.isTrue(again.ok, again.stderr)
+        assert.strictEqual(field(again.stdout, "Demo sign-in"), DEMO_EMAIL)
+        assert.include(again.stdout, "The password is unchanged")
+        assert.notMatch(again.stdout, /^Password:/m)
+
+        assert.deepStrictEqual(yield* stateOf, before)
+        const [hashAfter] = yield* sql`select password_hash from users where email = ${DEMO_EMAIL}`
+        assert.deepStrictEqual(hashAfter, hashBefore)
+        assert.isTrue(yield* verifyPassword(password, hashAfter!["password_hash"] as string))
+
+        const key = field(again.stdout, "API key")
+        assert.notStrictEqual(key, field(first.stdout, "API key"))
+        const credential = yield* authenticate(key)
+        assert.isTrue(Option.isSome(credential))
+        const [owner] = yield* sql`select account_id from users where email = ${DEMO_EMAIL}`
+        assert.strictEqual(Option.getOrThrow(credential).accountId, owner!["account_id"])
+        // The first key still works too.
+        assert.isTrue(Option.isSome(yield* authenticate(field(first.stdout, "API key"))))
+      })
+  )
+})
+
 // --- The real program: `node bin/cbs.js serve` on an empty embedded database --------------------------------------
 
 const freePort = Effect.async<number>((resume) => {
