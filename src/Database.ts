@@ -8,6 +8,7 @@ import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
+import { lockDataDir } from "./DataDirLock.js"
 
 const migrationsDirectory = new URL("../migrations/", import.meta.url)
 
@@ -96,15 +97,32 @@ export const layerEmbeddedClient = (server: { readonly host: string; readonly po
 export const layerEmbedded = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
   Layer.unwrapScoped(Effect.map(embeddedServer(options), layerEmbeddedClient).pipe(Effect.orDie))
 
-/** The database the configuration selects: `DATABASE_URL`, or the embedded one in `DATA_DIR/pg`. Migrated. */
-export const DatabaseLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const config = yield* AppConfig
-    return Option.match(config.databaseUrl, {
-      onSome: (url) => layerPostgres(url),
-      onNone: () => layerEmbedded({ dataDir: `${config.dataDir}/pg` })
+/**
+ * The embedded database in `DATA_DIR/pg`, opened only once this process holds `DATA_DIR`'s lock, and closed before
+ * the lock is given back. `command` names the `cbs` command opening it, for whoever finds it in use.
+ */
+const layerEmbeddedOwned = (dataDir: string, command: string) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      yield* lockDataDir(dataDir, command)
+      const server = yield* embeddedServer({ dataDir: `${dataDir}/pg` }).pipe(Effect.orDie)
+      return layerEmbeddedClient(server)
     })
-  })
-).pipe(Layer.tap((context) => migrate.pipe(Effect.provide(context), Effect.orDie)))
+  ).pipe(Layer.provide(NodeContext.layer))
+
+/**
+ * The database the configuration selects for the `cbs` command `command`: `DATABASE_URL`, or the embedded one in
+ * `DATA_DIR/pg`, which one process at a time may open (else this fails with `DatabaseInUse`). Migrated.
+ */
+export const DatabaseLive = (command: string) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const config = yield* AppConfig
+      return Option.match(config.databaseUrl, {
+        onSome: (url) => layerPostgres(url),
+        onNone: () => layerEmbeddedOwned(config.dataDir, command)
+      })
+    })
+  ).pipe(Layer.tap((context) => migrate.pipe(Effect.provide(context), Effect.orDie)))
 
 export type Database = PgClient.PgClient | SqlClient

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import { storedLinks } from "./Articles/StoredLinks.js"
+import { RevisionsRepo } from "./Audit/RevisionsRepo.js"
 import { AccountsRepo } from "./Auth/AccountsRepo.js"
 import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
 import type { AccountId, SiteId } from "./Domain/Ids.js"
@@ -24,6 +25,9 @@ export interface ImportSummary {
 
 type Kind = keyof ImportSummary
 
+/** Articles written per statement: few round trips for a large file, and far below PostgreSQL's parameter limit. */
+const ARTICLE_BATCH = 200
+
 const tally = () => {
   const counts: Record<Kind, Record<Outcome, number>> = {
     accounts: { created: 0, updated: 0, unchanged: 0 },
@@ -32,18 +36,19 @@ const tally = () => {
     backlinks: { created: 0, updated: 0, unchanged: 0 }
   }
   return {
-    add: (kind: Kind, outcome: Outcome) => {
-      counts[kind][outcome] += 1
+    add: (kind: Kind, outcome: Outcome, n = 1) => {
+      counts[kind][outcome] += n
     },
     summary: (): ImportSummary => structuredClone(counts)
   }
 }
 
 export class Importer extends Effect.Service<Importer>()("Import", {
-  dependencies: [ImportRepo.Default, AccountsRepo.Default],
+  dependencies: [ImportRepo.Default, AccountsRepo.Default, RevisionsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ImportRepo
     const accounts = yield* AccountsRepo
+    const revisions = yield* RevisionsRepo
     const sql = yield* SqlClient.SqlClient
 
     /** Finds the account by its user's e-mail (any case) or creates it; brings its name and password up to date. */
@@ -82,7 +87,8 @@ export class Importer extends Effect.Service<Importer>()("Import", {
     const site = Effect.fn("Importer.site")(function* (
       accountId: AccountId,
       input: PreparedSite,
-      add: (kind: Kind, outcome: Outcome) => void
+      reason: string,
+      add: (kind: Kind, outcome: Outcome, n?: number) => void
     ) {
       const written = yield* repo.upsertSite({
         account_id: accountId,
@@ -95,21 +101,32 @@ export class Importer extends Effect.Service<Importer>()("Import", {
       })
       add("sites", written.outcome)
       const siteId: SiteId = written.id
-      for (const article of input.articles) {
-        const row = yield* repo.upsertArticle({
-          site_id: siteId,
-          title: article.title ?? null,
-          url: article.url,
-          status: article.status ?? null,
-          published_at: article.published_at ?? null,
-          target_keyword: article.target_keyword ?? null,
-          meta_description: article.meta_description ?? null,
-          featured_image_url: article.featured_image_url ?? null,
-          body: article.body,
-          word_count: article.word_count,
-          ...storedLinks(article.body, article.protected_links)
-        })
-        add("articles", row.outcome)
+      for (let start = 0; start < input.articles.length; start += ARTICLE_BATCH) {
+        const batch = input.articles.slice(start, start + ARTICLE_BATCH)
+        const rows = yield* repo.upsertArticles(
+          batch.map((article) => ({
+            site_id: siteId,
+            title: article.title ?? null,
+            url: article.url,
+            status: article.status ?? null,
+            published_at: article.published_at ?? null,
+            target_keyword: article.target_keyword ?? null,
+            meta_description: article.meta_description ?? null,
+            featured_image_url: article.featured_image_url ?? null,
+            body: article.body,
+            word_count: article.word_count,
+            ...storedLinks(article.body, article.protected_links)
+          }))
+        )
+        yield* revisions.storeCurrent(
+          rows.map((row) => row.id),
+          "rewrite",
+          reason
+        )
+        const created = rows.filter((row) => row.inserted).length
+        add("articles", "created", created)
+        add("articles", "updated", rows.length - created)
+        add("articles", "unchanged", batch.length - rows.length)
       }
       for (const backlink of input.backlinks) {
         const row = yield* repo.upsertBacklink({
@@ -130,24 +147,27 @@ export class Importer extends Effect.Service<Importer>()("Import", {
     /**
      * Imports the value of an import file (`ImportFileJson`, as parsed from JSON) in one transaction: all of it or,
      * when any field is bad, none of it. Idempotent on (account e-mail, website URL, article URL, backlink source
-     * URL + target URL): a record already as given is not written at all.
+     * URL + target URL): a record already as given is not written at all. An article it creates, or whose title,
+     * body, meta description or featured image it changes, gets a revision with origin `rewrite` and the reason
+     * `import <source>`, `source` naming where the data came from (the file's base name).
      */
-    const importValue = Effect.fn("Importer.importValue")(function* (input: unknown) {
+    const importValue = Effect.fn("Importer.importValue")(function* (input: unknown, source: string) {
+      const reason = `import ${source}`
       const file = yield* prepare(input)
       const counts = tally()
       yield* Effect.gen(function* () {
         for (const input of file.accounts) {
           const { accountId, outcome } = yield* account(input)
           counts.add("accounts", outcome)
-          for (const s of input.sites) yield* site(accountId, s, counts.add)
+          for (const s of input.sites) yield* site(accountId, s, reason, counts.add)
         }
       }).pipe(sql.withTransaction, Effect.orDie)
       return counts.summary()
     })
 
-    /** Imports the text of an import file (JSON). */
-    const importJson = (text: string): Effect.Effect<ImportSummary, ImportRefused> =>
-      Effect.flatMap(parseJson(text), importValue)
+    /** Imports the text of an import file (JSON); `source` as for `importValue`. */
+    const importJson = (text: string, source: string): Effect.Effect<ImportSummary, ImportRefused> =>
+      Effect.flatMap(parseJson(text), (input) => importValue(input, source))
 
     return { importValue, importJson }
   })

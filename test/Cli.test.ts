@@ -1,22 +1,18 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { verifyPassword } from "../src/Auth/Passwords.js"
 import { DEMO_EMAIL } from "../src/Demo.js"
 import { extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { cbs } from "./support/Cbs.js"
+import { embeddedEnv, freePort, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
-
-const root = fileURLToPath(new URL("..", import.meta.url))
 
 const field = (output: string, name: string): string => {
   const match = new RegExp(`^${name}: (\\S+)$`, "m").exec(output)
@@ -190,6 +186,26 @@ layer(TestLive)("cbs", (it) => {
       })
     )
 
+    it.scoped(
+      "import FILE stores each article it creates as revision 1, origin rewrite, reason import <file name>",
+      () =>
+        Effect.gen(function* () {
+          const email = newEmail()
+          const file = yield* withTempFile(importFile(email, "Revised title"))
+          const result = yield* cbs("import", file)
+          assert.isTrue(result.ok, result.stderr)
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql`
+          select a.revision, r.number, r.origin, r.reason, r.title
+          from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          join article_revisions r on r.article_id = a.id
+          where u.email = ${email}`
+          assert.deepStrictEqual(rows, [
+            { revision: 1, number: 1, origin: "rewrite", reason: "import import.json", title: "Revised title" }
+          ])
+        })
+    )
+
     it.scoped("import of a bad file fails naming the field and stores nothing", () =>
       Effect.gen(function* () {
         const email = newEmail()
@@ -295,78 +311,91 @@ layer(TestLive)("cbs", (it) => {
   )
 })
 
-// --- The real program: `node bin/cbs.js serve` on an empty embedded database --------------------------------------
+// A database of its own: the tests above have seeded the demo data already, these need to see it seeded first.
+layer(TestLive)("cbs seed --demo on a database that holds the demo data", (it) => {
+  it.effect(
+    "keeps every article and the password as they are, stores no revision, and prints the e-mail and a new working key",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const first = yield* cbs("seed", "--demo")
+        assert.isTrue(first.ok, first.stderr)
+        const password = field(first.stdout, "Password")
+        // The demo articles start with their imported content as revision 1.
+        const starts = yield* sql<{ revision: number; reason: string | null; n: number }>`
+          select a.revision, r.reason, count(*)::int as n
+          from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          left join article_revisions r on r.article_id = a.id
+          where u.email = ${DEMO_EMAIL} group by a.revision, r.reason`
+        assert.deepStrictEqual(
+          starts.map((row) => [row.revision, row.reason]),
+          [[1, "import demo data"]]
+        )
 
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
+        // An edit since the import: article content and its revision counter, as the service would leave them.
+        const [article] = yield* sql<{ id: number }>`
+          select a.id from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          where u.email = ${DEMO_EMAIL} order by a.id limit 1`
+        yield* sql`update articles set title = 'Edited since the import', revision = 2 where id = ${article!.id}`
+        const stateOf = sql`
+          select a.id, a.title, a.body, a.status, a.revision, a.published_at::text, a.xmin::text as version,
+            (select count(*)::int from article_revisions r where r.article_id = a.id) as revisions
+          from articles a join sites s on s.id = a.site_id join users u on u.account_id = s.account_id
+          where u.email = ${DEMO_EMAIL} order by a.id`
+        const before = yield* stateOf
+        const [hashBefore] = yield* sql`select password_hash from users where email = ${DEMO_EMAIL}`
+
+        const again = yield* cbs("seed", "--demo")
+        assert.isTrue(again.ok, again.stderr)
+        assert.strictEqual(field(again.stdout, "Demo sign-in"), DEMO_EMAIL)
+        assert.include(again.stdout, "The password is unchanged")
+        assert.notMatch(again.stdout, /^Password:/m)
+
+        assert.deepStrictEqual(yield* stateOf, before)
+        const [hashAfter] = yield* sql`select password_hash from users where email = ${DEMO_EMAIL}`
+        assert.deepStrictEqual(hashAfter, hashBefore)
+        assert.isTrue(yield* verifyPassword(password, hashAfter!["password_hash"] as string))
+
+        const key = field(again.stdout, "API key")
+        assert.notStrictEqual(key, field(first.stdout, "API key"))
+        const credential = yield* authenticate(key)
+        assert.isTrue(Option.isSome(credential))
+        const [owner] = yield* sql`select account_id from users where email = ${DEMO_EMAIL}`
+        assert.strictEqual(Option.getOrThrow(credential).accountId, owner!["account_id"])
+        // The first key still works too.
+        assert.isTrue(Option.isSome(yield* authenticate(field(first.stdout, "API key"))))
+      })
+  )
 })
 
-const spawnServe = (env: NodeJS.ProcessEnv) =>
-  Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, ["bin/cbs.js", "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
-    ),
-    (child) => Effect.sync(() => (child.exitCode === null && child.signalCode === null ? child.kill("SIGKILL") : true))
-  )
-
-/** Resolves with the first match of `pattern` in the child's stdout; fails if the child exits first. */
-const waitForOutput = (child: ChildProcess, pattern: RegExp) =>
-  Effect.async<string, Error>((resume) => {
-    let stdout = ""
-    let stderr = ""
-    child.stdout?.on("data", (chunk) => {
-      stdout += String(chunk)
-      const match = pattern.exec(stdout)
-      if (match !== null) resume(Effect.succeed(match[1]!))
-    })
-    child.stderr?.on("data", (chunk) => {
-      stderr += String(chunk)
-    })
-    child.on("exit", (code) => resume(Effect.fail(new Error(`cbs serve exited (${code}):\n${stdout}\n${stderr}`))))
-  })
-
-const exited = (child: ChildProcess) =>
-  Effect.async<number | null>((resume) => {
-    if (child.exitCode !== null) return resume(Effect.succeed(child.exitCode))
-    child.on("exit", (code) => resume(Effect.succeed(code)))
-  })
+// --- The real program: `node bin/cbs.js serve` on an empty embedded database --------------------------------------
 
 describe("cbs serve (subprocess)", () => {
   it.live(
     "on an empty embedded database imports the demo data, prints a working API key, and exits on SIGTERM",
     () =>
       Effect.gen(function* () {
-        const dataDir = yield* Effect.acquireRelease(
-          Effect.sync(() => mkdtempSync(join(tmpdir(), "cbs-serve-test-"))),
-          (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-        )
+        const dataDir = join(yield* tempDir("cbs-serve-test-"), "data")
         const port = yield* freePort
         // No DATABASE_URL: the embedded database, created in the empty DATA_DIR.
-        const { DATABASE_URL: _, PUBLIC_BASE_URL: __, SEED_DEMO: ___, ...inherited } = process.env
-        const env = { ...inherited, DATA_DIR: join(dataDir, "data"), PORT: String(port), HOST: "127.0.0.1" }
-        const child = yield* spawnServe(env)
+        const child = yield* startCbs(["serve"], embeddedEnv(dataDir, { PORT: String(port) }))
 
-        const key = yield* waitForOutput(child, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
-        // Log lines are JSON objects carrying the request id of the request they belong to.
-        const logLine = yield* waitForOutput(child, /^(\{.*"request_id".*\})$/m).pipe(Effect.fork)
+        const key = yield* waitForLine(child, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
         const sites = yield* Effect.promise(() =>
           fetch(`http://127.0.0.1:${port}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
         )
         assert.strictEqual(sites.status, 200)
-        const logged = JSON.parse(yield* Fiber.join(logLine).pipe(Effect.timeout("10 seconds")))
+        // Log lines are JSON objects carrying the request id of the request they belong to.
+        const logLine = yield* waitForLine(child, /^(\{.*"request_id".*\})$/m).pipe(Effect.timeout("10 seconds"))
+        const logged = JSON.parse(logLine)
         assert.strictEqual(logged.annotations?.request_id, sites.headers.get("x-request-id"))
         const body = yield* Effect.promise(() => sites.json())
         assert.strictEqual(body.meta.total, 2)
         const openapi = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`))
         assert.strictEqual(openapi.status, 200)
 
-        child.kill("SIGTERM")
-        const code = yield* exited(child).pipe(Effect.timeout("15 seconds"))
+        child.child.kill("SIGTERM")
+        const code = yield* Effect.promise(() => child.exited).pipe(Effect.timeout("15 seconds"))
         assert.strictEqual(code, 0)
       }).pipe(Effect.scoped),
     180_000

@@ -1,7 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { ArticleEdits } from "../src/ArticleEdits.js"
+import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { verifyPassword } from "../src/Auth/Passwords.js"
+import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { sanitize } from "../src/Html/Sanitize.js"
 import type { ImportRefused } from "../src/Import/ImportRefused.js"
 import { Importer } from "../src/Import.js"
@@ -58,7 +61,8 @@ const makeAccount = <F extends object>(fields?: F) => ({
   ...fields
 })
 
-const importValue = (file: unknown) => Effect.flatMap(Importer, (importer) => importer.importValue(file))
+const importValue = (file: unknown, source = "accounts.json") =>
+  Effect.flatMap(Importer, (importer) => importer.importValue(file, source))
 
 const refusal = (file: unknown) =>
   importValue(file).pipe(
@@ -88,7 +92,58 @@ const snapshot = (emails: ReadonlyArray<string>) =>
     return { accounts, sites, articles, backlinks }
   }).pipe(Effect.orDie)
 
-const TestLive = Importer.Default.pipe(Layer.provideMerge(TestDatabaseLive))
+interface StoredRevision {
+  readonly number: number
+  readonly origin: string
+  readonly reason: string | null
+  readonly api_key_id: number | null
+  readonly title: string | null
+  readonly body: string
+  readonly meta_description: string | null
+  readonly featured_image_url: string | null
+}
+
+/** An article's id, its revision counter and content, and its stored revisions oldest first; found by URL. */
+const historyOf = (url: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [article] = yield* sql<{
+      id: number
+      account_id: number
+      revision: number
+      title: string | null
+      body: string
+      meta_description: string | null
+      featured_image_url: string | null
+    }>`select a.id, s.account_id, a.revision, a.title, a.body, a.meta_description, a.featured_image_url
+      from articles a join sites s on s.id = a.site_id where a.url = ${url}`
+    const revisions = yield* sql<StoredRevision>`
+      select number, origin, reason, api_key_id, title, body, meta_description, featured_image_url
+      from article_revisions where article_id = ${article!.id} order by number`
+    const { id, account_id, revision, ...content } = article!
+    return { id: id as ArticleId, accountId: account_id as AccountId, revision, content, revisions }
+  }).pipe(Effect.orDie)
+
+const contentOf = (revision: StoredRevision) => ({
+  title: revision.title,
+  body: revision.body,
+  meta_description: revision.meta_description,
+  featured_image_url: revision.featured_image_url
+})
+
+/** The file with the first article of the first website replaced by `change(article)`. */
+const withFirstArticle = <A extends ReturnType<typeof makeAccount>>(
+  account: A,
+  change: (article: ReturnType<typeof makeArticle>) => object
+) => {
+  const site = account.sites[0]!
+  const [first, ...rest] = site.articles
+  return { accounts: [{ ...account, sites: [{ ...site, articles: [change(first!), ...rest] }] }] }
+}
+
+const TestLive = Layer.mergeAll(Importer.Default, ArticleEdits.Default, ApiKeys.Default).pipe(
+  Layer.provideMerge(TestDatabaseLive)
+)
 
 layer(TestLive)("Importer", (it) => {
   describe("a valid file", () => {
@@ -225,6 +280,147 @@ layer(TestLive)("Importer", (it) => {
     )
   })
 
+  describe("revisions", () => {
+    it.effect(
+      "every article the import creates has revision 1 with its content, origin rewrite and reason import <file>",
+      () =>
+        Effect.gen(function* () {
+          const account = makeAccount({ sites: [makeSite(), makeSite()] })
+          yield* importValue({ accounts: [account] }, "clients-2026.json")
+          for (const article of account.sites.flatMap((site) => site.articles)) {
+            const history = yield* historyOf(article.url)
+            assert.strictEqual(history.revision, 1)
+            assert.strictEqual(history.revisions.length, 1)
+            const [first] = history.revisions
+            assert.strictEqual(first!.number, 1)
+            assert.strictEqual(first!.origin, "rewrite")
+            assert.strictEqual(first!.reason, "import clients-2026.json")
+            assert.isNull(first!.api_key_id)
+            assert.deepStrictEqual(contentOf(first!), history.content)
+          }
+        })
+    )
+
+    it.effect("importing the same file again stores no revision", () =>
+      Effect.gen(function* () {
+        const account = makeAccount()
+        yield* importValue({ accounts: [account] })
+        yield* importValue({ accounts: [account] }, "again.json")
+        const history = yield* historyOf(account.sites[0]!.articles[0]!.url)
+        assert.strictEqual(history.revision, 1)
+        assert.deepStrictEqual(
+          history.revisions.map((revision) => revision.number),
+          [1]
+        )
+      })
+    )
+
+    it.effect("an import that changes the body stores revision 2 with the new body; a status change stores none", () =>
+      Effect.gen(function* () {
+        const account = makeAccount()
+        const url = account.sites[0]!.articles[0]!.url
+        yield* importValue({ accounts: [account] }, "v1.json")
+        const original = yield* historyOf(url)
+
+        const body =
+          '<p>Rewritten. <a data-service-protected="backlink" href="https://partner.example/">Partner</a></p>'
+        const summary = yield* importValue(
+          withFirstArticle(account, (article) => ({ ...article, body })),
+          "v2.json"
+        )
+        assert.deepStrictEqual(summary.articles, { created: 0, updated: 1, unchanged: 1 })
+        const changed = yield* historyOf(url)
+        assert.strictEqual(changed.revision, 2)
+        assert.deepStrictEqual(
+          changed.revisions.map((revision) => [revision.number, revision.origin, revision.reason]),
+          [
+            [1, "rewrite", "import v1.json"],
+            [2, "rewrite", "import v2.json"]
+          ]
+        )
+        assert.strictEqual(changed.revisions[1]!.body, body)
+        assert.deepStrictEqual(contentOf(changed.revisions[0]!), original.content)
+
+        // The status is not part of a revision's content: updated in place, no revision.
+        const drafted = yield* importValue(
+          withFirstArticle(account, (article) => ({ ...article, body, status: "draft" })),
+          "v3.json"
+        )
+        assert.deepStrictEqual(drafted.articles, { created: 0, updated: 1, unchanged: 1 })
+        const after = yield* historyOf(url)
+        assert.strictEqual(after.revision, 2)
+        assert.strictEqual(after.revisions.length, 2)
+      })
+    )
+
+    it.effect(
+      "an import after an API edit stores its revision after the edit's, so the edit stays in the history",
+      () =>
+        Effect.gen(function* () {
+          const account = makeAccount()
+          const url = account.sites[0]!.articles[0]!.url
+          yield* importValue({ accounts: [account] }, "first.json")
+          const imported = yield* historyOf(url)
+
+          const keys = yield* ApiKeys
+          const { row } = yield* keys.create({ accountId: imported.accountId, name: "test", isAdmin: false })
+          const edits = yield* ArticleEdits
+          const edited =
+            '<p>Edited by hand. <a data-service-protected="backlink" href="https://partner.example/">Partner</a></p>'
+          yield* edits
+            .replace(
+              {
+                credential: { kind: "api_key", id: row.id, accountId: imported.accountId, isAdmin: false },
+                origin: "API"
+              },
+              imported.id,
+              { body: edited }
+            )
+            .pipe(Effect.orDie)
+
+          // The same file again: it differs from the edited article, so it is a change, stored as revision 3.
+          const summary = yield* importValue({ accounts: [account] }, "first.json")
+          assert.deepStrictEqual(summary.articles, { created: 0, updated: 1, unchanged: 1 })
+          const history = yield* historyOf(url)
+          assert.strictEqual(history.revision, 3)
+          assert.deepStrictEqual(
+            history.revisions.map((revision) => [revision.number, revision.origin, revision.reason]),
+            [
+              [1, "rewrite", "import first.json"],
+              [2, "API", null],
+              [3, "rewrite", "import first.json"]
+            ]
+          )
+          assert.strictEqual(history.revisions[1]!.body, edited)
+          assert.deepStrictEqual(contentOf(history.revisions[2]!), contentOf(history.revisions[0]!))
+          assert.deepStrictEqual(history.content, contentOf(history.revisions[2]!))
+          // The edit's key is kept with its revision.
+          assert.strictEqual(Number(history.revisions[1]!.api_key_id), row.id)
+        })
+    )
+
+    it.effect("an import of more articles than one batch stores one revision for each", () =>
+      Effect.gen(function* () {
+        const site = makeSite()
+        const articles = Array.from({ length: 450 }, () => makeArticle(site.website_url))
+        const account = makeAccount({ sites: [{ ...site, articles }] })
+        const summary = yield* importValue({ accounts: [account] }, "big.json")
+        assert.deepStrictEqual(summary.articles, { created: 450, updated: 0, unchanged: 0 })
+        const sql = yield* SqlClient.SqlClient
+        const [counts] = yield* sql<{ articles: number; at_one: number; revisions: number }>`
+          select count(*)::int as articles, count(*) filter (where a.revision = 1)::int as at_one,
+            (select count(*)::int from article_revisions r join articles b on b.id = r.article_id
+              where b.site_id = a.site_id and r.number = 1 and r.reason = 'import big.json') as revisions
+          from articles a join sites s on s.id = a.site_id
+          where s.website_url = ${site.website_url} group by a.site_id`.pipe(Effect.orDie)
+        assert.deepStrictEqual(counts, { articles: 450, at_one: 450, revisions: 450 })
+
+        const again = yield* importValue({ accounts: [account] }, "big.json")
+        assert.deepStrictEqual(again.articles, { created: 0, updated: 0, unchanged: 450 })
+      })
+    )
+  })
+
   describe("a bad file is refused whole, naming the first bad field, and stores nothing", () => {
     it.effect("a bad published_at deep inside the second account", () =>
       Effect.gen(function* () {
@@ -317,7 +513,7 @@ layer(TestLive)("Importer", (it) => {
     it.effect("text that is not JSON", () =>
       Effect.gen(function* () {
         const importer = yield* Importer
-        const error = yield* Effect.flip(importer.importJson('{ "accounts": [ '))
+        const error = yield* Effect.flip(importer.importJson('{ "accounts": [ ', "broken.json"))
         assert.match(error.message, /^the file is not valid JSON \(/)
       })
     )

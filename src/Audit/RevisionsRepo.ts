@@ -35,6 +35,24 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/Revisi
       execute: (revision) => sql`insert into article_revisions ${sql.insert(revision)}`
     })
 
+    // One statement for a batch of articles, however many. A revision number already stored is left alone, so the
+    // articles whose number did not advance store nothing; the caller's row locks keep the numbers from moving.
+    const storeCurrent = SqlSchema.void({
+      Request: Schema.Struct({
+        ids: Schema.Array(ArticleId),
+        origin: RevisionOrigin,
+        reason: Schema.NullOr(Schema.String)
+      }),
+      execute: (req) => sql`
+        insert into article_revisions
+          (article_id, number, origin, reason, title, body, meta_description, featured_image_url)
+        select a.id, a.revision, ${req.origin}, ${req.reason}, a.title, a.body, a.meta_description,
+          a.featured_image_url
+        from articles a
+        where a.id in ${sql.in(req.ids)} and a.revision > 0
+          and not exists (select 1 from article_revisions r where r.article_id = a.id and r.number = a.revision)`
+    })
+
     const find = SqlSchema.findOne({
       Request: Schema.Struct({ article_id: ArticleId, number: Schema.Number }),
       Result: RevisionRow,
@@ -51,6 +69,13 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/Revisi
 
     return {
       insert: (revision: typeof NewRevision.Type) => insert(revision).pipe(Effect.orDie),
+      /**
+       * Stores each article's current content as its current revision number (`articles.revision`), where that
+       * revision is not stored yet: after a write that set or advanced the number without a credential, such as an
+       * import. Articles still at revision 0 store nothing.
+       */
+      storeCurrent: (ids: ReadonlyArray<ArticleId>, origin: RevisionOrigin, reason: string | null) =>
+        ids.length === 0 ? Effect.void : storeCurrent({ ids, origin, reason }).pipe(Effect.orDie),
       find: (articleId: ArticleId, number: number) => find({ article_id: articleId, number }).pipe(Effect.orDie),
       listForArticle: (articleId: ArticleId) => listForArticle(articleId).pipe(Effect.orDie)
     }

@@ -12,27 +12,30 @@ import { migrateCommand } from "./Migrate.js"
 import { seedCommand } from "./Seed.js"
 import { serveCommand } from "./Serve.js"
 
+/** The database for the command named (`serve`, `key`, …): a command holding it is named to one that finds it busy. */
+export type DatabaseFor<E, R> = (command: string) => Layer.Layer<Database, E, R>
+
 /**
  * The `cbs` command. `database` is provided to each command that runs, not to the whole program, so that
  * `cbs --help` or a mistyped option never opens (or creates) a database.
  */
-export const makeCbs = <E, R>(database: Layer.Layer<Database, E, R>) => {
-  const withDatabase = <Name extends string, R2, E2, A>(command: Command.Command<Name, R2, E2, A>) =>
-    Command.provide(command, database)
+export const makeCbs = <E, R>(database: DatabaseFor<E, R>) => {
+  const withDatabase = <Name extends string, R2, E2, A>(command: Command.Command<Name, R2, E2, A>, name: Name) =>
+    Command.provide(command, database(name))
   const root = Command.make("cbs", {}, () =>
     Effect.fail(new CliError({ message: "no command given: `cbs --help` lists the commands" }))
   )
   return root.pipe(
     Command.withDescription("Operate the content and backlink service."),
     Command.withSubcommands([
-      withDatabase(serveCommand),
-      withDatabase(migrateCommand),
-      withDatabase(accountCommand),
-      withDatabase(keyCommand),
-      withDatabase(importCommand),
-      withDatabase(seedCommand),
-      withDatabase(auditCommand),
-      withDatabase(articleCommand)
+      withDatabase(serveCommand, "serve"),
+      withDatabase(migrateCommand, "migrate"),
+      withDatabase(accountCommand, "account"),
+      withDatabase(keyCommand, "key"),
+      withDatabase(importCommand, "import"),
+      withDatabase(seedCommand, "seed"),
+      withDatabase(auditCommand, "audit"),
+      withDatabase(articleCommand, "article")
     ])
   )
 }
@@ -64,5 +67,5 @@ const report = (cause: Cause.Cause<unknown>) => {
  * Runs `cbs` on `argv` (laid out as `process.argv`: runtime, script, then the arguments). Fails when the command
  * does, after reporting it; the caller turns that into the exit code.
  */
-export const runCbs = <E, R>(argv: ReadonlyArray<string>, database: Layer.Layer<Database, E, R>) =>
+export const runCbs = <E, R>(argv: ReadonlyArray<string>, database: DatabaseFor<E, R>) =>
   Command.run(makeCbs(database), { name: "cbs", version: packageJson.version })(argv).pipe(Effect.tapErrorCause(report))

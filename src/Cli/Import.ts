@@ -1,5 +1,5 @@
 import { Args, Command } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
+import { FileSystem, Path } from "@effect/platform"
 import { Console, Effect } from "effect"
 import { Importer, type ImportSummary } from "../Import.js"
 import { CliError } from "./CliError.js"
@@ -24,11 +24,12 @@ export const importCommand = Command.make(
   ({ file }) =>
     Effect.gen(function* () {
       const fs = yield* FileSystem.FileSystem
+      const path = yield* Path.Path
       const importer = yield* Importer
       const text = yield* fs
         .readFileString(file)
         .pipe(Effect.mapError((error) => new CliError({ message: `cannot read ${file}: ${error.message}` })))
-      const summary = yield* importer.importJson(text)
+      const summary = yield* importer.importJson(text, path.basename(file))
       yield* Console.log(`Imported ${file}:`)
       for (const line of summaryLines(summary)) yield* Console.log(line)
     }).pipe(Effect.provide(Importer.Default))

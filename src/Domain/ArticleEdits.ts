@@ -105,8 +105,7 @@ export const DryRunQuery = Schema.Struct({
     Schema.BooleanFromString.annotations({
       jsonSchema: {
         type: "boolean",
-        description:
-          "true: check everything, answer with the would-be article and a diff, save nothing."
+        description: "true: check everything, answer with the would-be article and a diff, save nothing."
       }
     })
   )
@@ -134,8 +133,9 @@ export const WriteHeaders = Schema.Struct({
     Schema.String.pipe(
       Schema.pattern(/^[\x21-\x7e]{1,255}$/, { message: () => "must be 1 to 255 printable ASCII characters" })
     ).annotations({
-      description: "A new unique string per change: a retry with the same key replays the first answer, never changing twice."
-})
+      description:
+        "A new unique string per change: a retry with the same key replays the first answer, never changing twice."
+    })
   )
 })
 

@@ -61,7 +61,8 @@ const UserRecord = Schema.Struct({
 /**
  * The SQL of `cbs import`. Each upsert leans on a unique index of migrations/0001_initial.sql and writes a row only
  * when a field differs, so that importing the same file twice changes nothing. A row the upsert left alone is not
- * returned by `returning`; the second branch finds it in the statement's snapshot.
+ * returned by `returning`: the site and backlink upserts find it in a second branch, in the statement's snapshot;
+ * the article upsert, which writes a batch at once, counts the rows it did not return as unchanged.
  */
 export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
   effect: Effect.gen(function* () {
@@ -97,29 +98,29 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
           and not exists (select 1 from written)`
     })
 
-    const upsertArticle = SqlSchema.single({
-      Request: ArticleRecord,
-      Result: Upserted(ArticleId),
-      execute: (article) => sql`
-        with written as (
-          insert into articles ${sql.insert(article)}
-          on conflict (site_id, url) do update set
-            title = excluded.title, status = excluded.status, published_at = excluded.published_at,
-            target_keyword = excluded.target_keyword, meta_description = excluded.meta_description,
-            featured_image_url = excluded.featured_image_url, body = excluded.body,
-            word_count = excluded.word_count, protected_links = excluded.protected_links,
-            protected_links_sha256 = excluded.protected_links_sha256, updated_at = now()
-          where (articles.title, articles.status, articles.published_at, articles.target_keyword,
-              articles.meta_description, articles.featured_image_url, articles.body, articles.word_count)
-            is distinct from (excluded.title, excluded.status, excluded.published_at, excluded.target_keyword,
-              excluded.meta_description, excluded.featured_image_url, excluded.body, excluded.word_count)
-          returning id, (xmax = 0) as inserted
-        )
-        select id, inserted, true as written from written
-        union all
-        select id, false, false from articles
-        where site_id = ${article.site_id} and url = ${article.url}
-          and not exists (select 1 from written)`
+    // A batch of one website's articles in one statement (their URLs are distinct: Prepare refuses repeats). A new
+    // article starts at revision 1; a change of title, body, meta description or featured image advances the
+    // revision, and RevisionsRepo.storeCurrent then stores it. Only the rows written are returned.
+    const upsertArticles = SqlSchema.findAll({
+      Request: Schema.Array(ArticleRecord),
+      Result: Schema.Struct({ id: ArticleId, inserted: Schema.Boolean }),
+      execute: (articles) => sql`
+        insert into articles ${sql.insert(articles.map((article) => ({ ...article, revision: 1 })))}
+        on conflict (site_id, url) do update set
+          title = excluded.title, status = excluded.status, published_at = excluded.published_at,
+          target_keyword = excluded.target_keyword, meta_description = excluded.meta_description,
+          featured_image_url = excluded.featured_image_url, body = excluded.body,
+          word_count = excluded.word_count, protected_links = excluded.protected_links,
+          protected_links_sha256 = excluded.protected_links_sha256, updated_at = now(),
+          revision = case
+            when (articles.title, articles.body, articles.meta_description, articles.featured_image_url)
+              is distinct from (excluded.title, excluded.body, excluded.meta_description, excluded.featured_image_url)
+            then articles.revision + 1 else articles.revision end
+        where (articles.title, articles.status, articles.published_at, articles.target_keyword,
+            articles.meta_description, articles.featured_image_url, articles.body, articles.word_count)
+          is distinct from (excluded.title, excluded.status, excluded.published_at, excluded.target_keyword,
+            excluded.meta_description, excluded.featured_image_url, excluded.body, excluded.word_count)
+        returning id, (xmax = 0) as inserted`
     })
 
     const upsertBacklink = SqlSchema.single({
@@ -153,7 +154,9 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
     return {
       findUser: (email: string) => findUser(email).pipe(Effect.orDie),
       upsertSite: (site: typeof SiteRecord.Type) => withOutcome(upsertSite(site)),
-      upsertArticle: (article: typeof ArticleRecord.Type) => withOutcome(upsertArticle(article)),
+      /** Writes a batch of one website's articles; the ids of those it created or changed, with which it created. */
+      upsertArticles: (articles: ReadonlyArray<typeof ArticleRecord.Type>) =>
+        articles.length === 0 ? Effect.succeed([]) : upsertArticles(articles).pipe(Effect.orDie),
       upsertBacklink: (backlink: typeof BacklinkRecord.Type) => withOutcome(upsertBacklink(backlink))
     }
   })

@@ -14,6 +14,6 @@ export const cbs = (...args: ReadonlyArray<string>) =>
       log: (...parts) => Effect.sync(() => void stdout.push(parts.join(" "))),
       error: (...parts) => Effect.sync(() => void stderr.push(parts.join(" ")))
     }
-    const exit = yield* runCbs(["node", "cbs", ...args], database).pipe(Effect.withConsole(capture), Effect.exit)
+    const exit = yield* runCbs(["node", "cbs", ...args], () => database).pipe(Effect.withConsole(capture), Effect.exit)
     return { ok: Exit.isSuccess(exit), stdout: stdout.join("\n"), stderr: stderr.join("\n") }
   })

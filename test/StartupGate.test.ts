@@ -1,0 +1,147 @@
+import { request } from "node:http"
+import { join } from "node:path"
+import { HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { createServer } from "../src/Http/StartupGate.js"
+import { embeddedEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
+
+/** What became of one request: refused (nothing listened yet), no answer in time, another failure, or an answer. */
+type Outcome =
+  | { readonly _tag: "refused" }
+  | { readonly _tag: "timed out" }
+  | { readonly _tag: "failed"; readonly code: string }
+  | {
+      readonly _tag: "answered"
+      readonly status: number
+      readonly retryAfter: string | undefined
+      readonly requestId: string | undefined
+      readonly body: string
+    }
+
+const REQUEST_TIMEOUT_MS = 5_000
+
+/** A 503 as the gate sends it: Retry-After: 1, a request id, and the `unavailable` error body. */
+const assertUnavailable = (outcome: Outcome) => {
+  assert.strictEqual(outcome._tag, "answered", JSON.stringify(outcome))
+  if (outcome._tag !== "answered") return
+  assert.strictEqual(outcome.status, 503, outcome.body)
+  assert.strictEqual(outcome.retryAfter, "1")
+  assert.isString(outcome.requestId)
+  const body = JSON.parse(outcome.body)
+  assert.deepStrictEqual(Object.keys(body), ["error", "message"])
+  assert.strictEqual(body.error, "unavailable")
+  assert.isNotEmpty(body.message)
+}
+
+/** One GET on a connection of its own, given up after REQUEST_TIMEOUT_MS. */
+const get = (port: number, path: string) =>
+  Effect.async<Outcome>((resume) => {
+    const req = request({ host: "127.0.0.1", port, path, agent: false }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () =>
+        resume(
+          Effect.succeed({
+            _tag: "answered",
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers["retry-after"],
+            requestId: res.headers["x-request-id"] as string | undefined,
+            body: Buffer.concat(chunks).toString("utf8")
+          })
+        )
+      )
+    })
+    req.setTimeout(REQUEST_TIMEOUT_MS, () => {
+      req.destroy()
+      resume(Effect.succeed({ _tag: "timed out" }))
+    })
+    req.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNREFUSED") resume(Effect.succeed({ _tag: "refused" }))
+      else resume(Effect.succeed({ _tag: "failed", code: error.code ?? error.message }))
+    })
+    req.end()
+  })
+
+/**
+ * A client polling `path` every 10 ms, without waiting for the answers (as a health checker with a timeout longer
+ * than its interval does), until one is a 200. Every outcome, once each request has ended.
+ */
+const pollUntilOk = (port: number, path: string) =>
+  Effect.gen(function* () {
+    const ok = yield* Deferred.make<void>()
+    const requests: Array<Fiber.RuntimeFiber<Outcome>> = []
+    while (!(yield* Deferred.isDone(ok))) {
+      const sent = get(port, path).pipe(
+        Effect.tap((outcome) =>
+          outcome._tag === "answered" && outcome.status === 200 ? Deferred.succeed(ok, undefined) : Effect.void
+        )
+      )
+      requests.push(yield* Effect.fork(sent))
+      yield* Effect.sleep("10 millis")
+    }
+    return yield* Fiber.joinAll(requests)
+  })
+
+describe("the server before and after its handler", () => {
+  it.scoped(
+    "a request on a server that listens but has no handler yet, or no longer, is answered 503 unavailable",
+    () =>
+      Effect.gen(function* () {
+        const context = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+        const server = yield* Effect.provide(HttpServer.HttpServer, context)
+        const port = server.address._tag === "TcpAddress" ? server.address.port : 0
+
+        // Listening, no handler yet: the platform attaches it only once the application is built.
+        assertUnavailable(yield* get(port, "/healthz"))
+
+        const handled = yield* Effect.gen(function* () {
+          yield* HttpServer.serveEffect(HttpServerResponse.text("ok")).pipe(Effect.provide(context))
+          return yield* get(port, "/healthz")
+        }).pipe(Effect.scoped)
+        assert.deepInclude(handled, { _tag: "answered", status: 200, body: "ok" })
+
+        // The handler removed, as when the server drains before it closes.
+        assertUnavailable(yield* get(port, "/healthz"))
+      })
+  )
+})
+
+describe("start-up (subprocess)", () => {
+  it.live(
+    "requests that arrive while cbs serve starts are each answered, 200 or 503 unavailable with Retry-After: 1",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = join(yield* tempDir("cbs-startup-test-"), "data")
+        const port = yield* freePort
+        const served = yield* startCbs(["serve"], embeddedEnv(dataDir, { PORT: String(port), SEED_DEMO: "false" }))
+
+        // Ten clients, polling from before the server listens until each has had a 200.
+        const clients = yield* Effect.all(
+          Array.from({ length: 10 }, () => pollUntilOk(port, "/healthz")),
+          { concurrency: "unbounded" }
+        ).pipe(
+          Effect.raceFirst(
+            Effect.promise(() => served.exited).pipe(
+              Effect.flatMap((code) => Effect.dieMessage(`cbs serve exited (${code}):\n${served.stderr()}`))
+            )
+          ),
+          Effect.timeoutFail({
+            duration: "150 seconds",
+            onTimeout: () => new Error(`no 200 from /healthz:\n${served.stdout()}\n${served.stderr()}`)
+          })
+        )
+
+        const outcomes = clients.flat()
+        const unanswered = outcomes.filter((outcome) => outcome._tag === "timed out" || outcome._tag === "failed")
+        assert.deepStrictEqual(unanswered, [], "every connection the server accepted is answered")
+        const answers = outcomes.flatMap((outcome) => (outcome._tag === "answered" ? [outcome] : []))
+        for (const answer of answers.filter((answer) => answer.status !== 200)) assertUnavailable(answer)
+        for (const client of clients) {
+          assert.isTrue(client.some((outcome) => outcome._tag === "answered" && outcome.status === 200))
+        }
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})

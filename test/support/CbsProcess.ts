@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect } from "effect"
+
+// The real program, `node bin/cbs.js …`, as child processes on an embedded database in a temporary DATA_DIR.
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+
+/** A port that was free a moment ago (the kernel picked it for port 0), for a server that must be reached early. */
+export const freePort = Effect.async<number>((resume) => {
+  const server = createServer()
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+/** A fresh directory, removed with everything in it when the scope closes. */
+export const tempDir = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), prefix))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
+/** The environment of a `cbs` on the embedded database in `dataDir`, with nothing inherited that would change that. */
+export const embeddedEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, HOST: "127.0.0.1", ...extra }
+  for (const name of ["DATABASE_URL", "MEDIA_DIR", "PUBLIC_BASE_URL", "SEED_DEMO", "PORT"]) {
+    if (!(name in extra)) delete env[name]
+  }
+  return env
+}
+
+export interface Running {
+  readonly child: ChildProcess
+  /** Everything written so far. */
+  readonly stdout: () => string
+  readonly stderr: () => string
+  /** The exit code once it has exited (null when a signal ended it). */
+  readonly exited: Promise<number | null>
+}
+
+/** `cbs …args` started in the background; killed when the scope closes if it still runs. */
+export const startCbs = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+  Effect.acquireRelease(
+    Effect.sync((): Running => {
+      const child = spawn(process.execPath, [join(root, "bin/cbs.js"), ...args], {
+        cwd: root,
+        env,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout?.on("data", (chunk: Buffer) => {
+        stdout += chunk.toString("utf8")
+      })
+      child.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8")
+      })
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      return { child, stdout: () => stdout, stderr: () => stderr, exited }
+    }),
+    ({ child }) =>
+      Effect.sync(() => (child.exitCode === null && child.signalCode === null ? child.kill("SIGKILL") : true))
+  )
+
+/**
+ * `cbs …args` run to its end: exit code and output. One still running after `seconds` is killed and reported with
+ * `code: "still running"`, so that a command that should have stopped fails the test instead of hanging it.
+ */
+export const runCbsProcess = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, seconds = 60) =>
+  Effect.gen(function* () {
+    const running = yield* startCbs(args, env)
+    const code = yield* Effect.promise(() => running.exited).pipe(
+      Effect.timeoutTo({ duration: `${seconds} seconds`, onSuccess: (code) => code, onTimeout: () => "still running" })
+    )
+    return { code, stdout: running.stdout(), stderr: running.stderr() }
+  }).pipe(Effect.scoped)
+
+/**
+ * Waits until the process has written a line matching `pattern` to stdout (its first group, else the whole match);
+ * fails with the output when it exits first.
+ */
+export const waitForLine = (running: Running, pattern: RegExp) =>
+  Effect.async<string, Error>((resume) => {
+    const timer = setInterval(() => {
+      const match = pattern.exec(running.stdout())
+      if (match !== null) {
+        clearInterval(timer)
+        resume(Effect.succeed(match[1] ?? match[0]))
+      } else if (running.child.exitCode !== null || running.child.signalCode !== null) {
+        clearInterval(timer)
+        resume(
+          Effect.fail(new Error(`cbs exited (${running.child.exitCode}):\n${running.stdout()}\n${running.stderr()}`))
+        )
+      }
+    }, 50)
+    return Effect.sync(() => clearInterval(timer))
+  })
