@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { RevisionsRepo } from "./Articles/RevisionsRepo.js"
 import { storedLinks } from "./Articles/StoredLinks.js"
-import { RevisionsRepo } from "./Audit/RevisionsRepo.js"
 import { AccountsRepo } from "./Auth/AccountsRepo.js"
 import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
 import type { AccountId, SiteId } from "./Domain/Ids.js"

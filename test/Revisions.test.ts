@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ArticleEdits } from "../src/ArticleEdits.js"
+import { ArticleEdits } from "../src/Articles/Edits.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { Credential } from "../src/Domain/Credential.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"

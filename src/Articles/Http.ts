@@ -2,16 +2,16 @@ import { createHash } from "node:crypto"
 import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, type Option, Schema } from "effect"
 import { Api } from "../Api.js"
-import { ArticleEdits, type EditContext } from "../ArticleEdits.js"
 import { Articles } from "../Articles.js"
 import { CurrentCredential, currentOrigin } from "../Auth/CurrentCredential.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
-import { FeaturedImages } from "../FeaturedImages.js"
 import { requireId } from "../Http/RequireId.js"
 import { Idempotency } from "../Idempotency.js"
+import { ArticleEdits, type EditContext } from "./Edits.js"
+import { FeaturedImages } from "./FeaturedImages.js"
 
 const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
 const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { RevisionOrigin } from "../Articles/RevisionsRepo.js"
 import { rfc3339 } from "../SqlFormats.js"
-import { RevisionOrigin } from "./RevisionsRepo.js"
 
 export const AuditEntry = Schema.Struct({
   at: Schema.String,

@@ -1,7 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { FileSystem } from "@effect/platform"
 import { Console, Effect, Option, Schema } from "effect"
-import { ArticleEdits } from "../ArticleEdits.js"
+import { ArticleEdits } from "../Articles/Edits.js"
 import { strictBody, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import { ArticleId } from "../Domain/Ids.js"

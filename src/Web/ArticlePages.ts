@@ -1,5 +1,5 @@
+import type { RevisionRow } from "../Articles/RevisionsRepo.js"
 import type { ActivityRow } from "../Audit/Repo.js"
-import type { RevisionRow } from "../Audit/RevisionsRepo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { html, type SafeHtml } from "../Http/Html.js"
 import { lineDiff } from "./ArticleDiff.js"

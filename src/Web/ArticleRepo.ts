@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { RevisionOrigin } from "../Audit/RevisionsRepo.js"
+import { RevisionOrigin } from "../Articles/RevisionsRepo.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { rfc3339 } from "../SqlFormats.js"
 

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
-import { ArticleEdits, type EditContext } from "../ArticleEdits.js"
+import { ArticleEdits, type EditContext } from "../Articles/Edits.js"
 import { Articles } from "../Articles.js"
 import { AuditLog } from "../Audit.js"
 import type { ArticleWithBody } from "../Domain/Article.js"

@@ -1,19 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
-import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
-import { protectedLinksOf } from "./Articles/StoredLinks.js"
-import { withBody } from "./Articles.js"
-import { CurrentCall } from "./Audit/CallLog.js"
-import { AuditRepo } from "./Audit/Repo.js"
-import { type RevisionOrigin, RevisionsRepo } from "./Audit/RevisionsRepo.js"
+import { withBody } from "../Articles.js"
+import { CurrentCall } from "../Audit/CallLog.js"
+import { AuditRepo } from "../Audit/Repo.js"
 import {
   ifMatchAllows,
   type PatchArticlePayload,
   type Preview,
   type UpdateArticlePayload
-} from "./Domain/ArticleEdits.js"
-import type { Credential } from "./Domain/Credential.js"
+} from "../Domain/ArticleEdits.js"
+import type { Credential } from "../Domain/Credential.js"
 import {
   DisallowedHtml,
   NotFound,
@@ -21,13 +18,16 @@ import {
   ProtectedLinkViolation,
   ReplacementConflict,
   ValidationError
-} from "./Domain/Errors.js"
-import type { ArticleId } from "./Domain/Ids.js"
-import { compareProtectedLinks, extractProtectedLinks } from "./Html/ProtectedLinks.js"
-import { applyReplacements } from "./Html/Replacements.js"
-import { MAX_HTML_DEPTH, type SanitizeResult, sanitize } from "./Html/Sanitize.js"
-import { wordCount } from "./Html/WordCount.js"
-import { Limits } from "./Limits.js"
+} from "../Domain/Errors.js"
+import type { ArticleId } from "../Domain/Ids.js"
+import { compareProtectedLinks, extractProtectedLinks } from "../Html/ProtectedLinks.js"
+import { applyReplacements } from "../Html/Replacements.js"
+import { MAX_HTML_DEPTH, type SanitizeResult, sanitize } from "../Html/Sanitize.js"
+import { wordCount } from "../Html/WordCount.js"
+import { Limits } from "../Limits.js"
+import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
+import { type RevisionOrigin, RevisionsRepo } from "./RevisionsRepo.js"
+import { protectedLinksOf } from "./StoredLinks.js"
 
 type SanitizedBody = Extract<SanitizeResult, { readonly _tag: "Ok" }>
 

@@ -1,9 +1,9 @@
 import { Effect, Ref } from "effect"
-import { ArticleEdits, type EditContext } from "./ArticleEdits.js"
-import { Article, type ArticleWithBody } from "./Domain/Article.js"
-import { ValidationError } from "./Domain/Errors.js"
-import type { ArticleId } from "./Domain/Ids.js"
-import { MediaStore } from "./Media/MediaStore.js"
+import { Article, type ArticleWithBody } from "../Domain/Article.js"
+import { ValidationError } from "../Domain/Errors.js"
+import type { ArticleId } from "../Domain/Ids.js"
+import { MediaStore } from "../Media/MediaStore.js"
+import { ArticleEdits, type EditContext } from "./Edits.js"
 
 /** An uploaded image: a file the request parser wrote to disk, or bytes (the agent tool's base64). */
 export type ImageUpload =
