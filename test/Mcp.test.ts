@@ -900,6 +900,18 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(viaRest.status, 200, JSON.stringify(viaRest.body))
           const viaMcp = yield* toolData(session, tool, args)
           assert.deepStrictEqual(viaMcp, viaRest.body)
+          // The two calls are logged alike: same status and article, each with its own door.
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ origin: string; tool: string | null; status: number; article_id: number | null }>`
+            select origin, tool, status, article_id from audit_log
+            where account_id = ${session.accountId} order by id desc limit 2`.pipe(Effect.orDie)
+          assert.deepStrictEqual(rows[0], {
+            origin: "MCP",
+            tool,
+            status: 200,
+            article_id: rows[1]!.article_id
+          })
+          assert.strictEqual(rows[1]!.origin, "API")
           // Something real was compared.
           const data = viaRest.body.data
           assert.isTrue(Array.isArray(data) ? data.length > 0 : typeof data === "object" && data !== null)
