@@ -195,7 +195,11 @@ export const documentTransform = (spec: Json): Json => {
               }
             }),
         responses: mapValues(responses, (response, status) => {
-          const withHeaders = { ...response, headers: responseHeaders(status, authenticated) }
+          // Headers an endpoint declares itself (an endpoint-level transform) are kept beside these.
+          const withHeaders = {
+            ...response,
+            headers: { ...responseHeaders(status, authenticated), ...objectAt(response["headers"]) }
+          }
           if (Number(status) < 400) return { ...withHeaders, content: contentWithoutTitles(response["content"]) }
           const media = objectAt(objectAt(response["content"])["application/json"])
           const its = [...new Set(referencedNames(media["schema"]))].flatMap((name) => {
