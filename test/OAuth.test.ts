@@ -9,7 +9,15 @@ import type { Database } from "../src/Database.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { HttpServerLive } from "../src/Server.js"
 import { withSessionCookie } from "../src/SignIn/Cookies.js"
-import { type Browser, hiddenField, makeBrowser, REDIRECT_URI, type Reply } from "./support/McpClient.js"
+import {
+  type Browser,
+  hiddenField,
+  makeBrowser,
+  postRpc,
+  REDIRECT_URI,
+  type Reply,
+  toolsList
+} from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -191,6 +199,44 @@ const assertNoStore = (reply: Reply) => {
   assert.strictEqual(reply.headers.get("cache-control"), "no-store")
   assert.strictEqual(reply.headers.get("pragma"), "no-cache")
 }
+
+const revoke = (browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  browser.post("/revoke", fields, headers)
+
+/** Basic client credentials (RFC 6749 §2.3.1). */
+const basicAuth = (clientId: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`
+
+/** The status of a tools/list at /mcp with this bearer token (200, or 401 once the token no longer works). */
+const mcpStatus = (token: string) =>
+  Effect.gen(function* () {
+    const { app } = yield* context
+    return (yield* postRpc(`${app.baseUrl}/mcp`, token, toolsList)).status
+  })
+
+/** A confidential client registered for `method`, with its secret, taken through sign-in and Allow to a code. */
+const confidentialCode = (method: "client_secret_basic" | "client_secret_post") =>
+  Effect.gen(function* () {
+    const { browser, resource } = yield* context
+    const registered = yield* browser.postJson("/register", {
+      client_name: "Server app",
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: method
+    })
+    assert.strictEqual(registered.status, 201, registered.text)
+    const client = json(registered) as { client_id: string; client_secret: string }
+    const user = yield* makeUser
+    const pkce = pkcePair()
+    const path = `/authorize?${authorizeQuery({ clientId: client.client_id, challenge: pkce.challenge, resource })}`
+    const back = yield* allow(browser, yield* signInThrough(browser, path, user.email))
+    const fields = {
+      grant_type: "authorization_code",
+      code: paramsOf(back.location).get("code")!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkce.verifier
+    }
+    return { browser, client, fields }
+  })
 
 layer(ServersLive)("OAuth authorization server", (it) => {
   describe("metadata", () => {
@@ -924,6 +970,185 @@ layer(ServersLive)("OAuth authorization server", (it) => {
         // The failed attempts did not reach the code: client authentication comes first.
         const right = yield* browser.post("/token", fields, { authorization: basic(client.client_secret) })
         assert.strictEqual(right.status, 200, right.text)
+      })
+    )
+  })
+
+  describe("revocation (RFC 7009)", () => {
+    it.effect("the metadata lists /revoke, its client authentication methods and the refresh-token grace", () =>
+      Effect.gen(function* () {
+        const { browser, base } = yield* context
+        const body = json(yield* browser.get("/.well-known/oauth-authorization-server"))
+        assert.strictEqual(body.revocation_endpoint, `${base}/revoke`)
+        assert.sameMembers(body.revocation_endpoint_auth_methods_supported, [
+          "none",
+          "client_secret_post",
+          "client_secret_basic"
+        ])
+        assert.strictEqual(body.refresh_token_grace_seconds, 30)
+        const preflight = yield* browser.send("/revoke", {
+          method: "OPTIONS",
+          headers: { origin: "https://client.example", "access-control-request-method": "POST" }
+        })
+        assert.strictEqual(preflight.status, 204)
+      })
+    )
+
+    it.effect(
+      "a revoked refresh token and the access tokens of its grant stop working at once, at /token and at /mcp",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const flow = yield* authorizedCode()
+          const first = json(yield* exchange(flow.browser, flow))
+          const second = json(yield* refresh(flow.browser, flow.clientId, first.refresh_token))
+          assert.strictEqual(yield* mcpStatus(first.access_token), 200)
+          assert.strictEqual(yield* mcpStatus(second.access_token), 200)
+          const reply = yield* revoke(flow.browser, {
+            token: second.refresh_token,
+            token_type_hint: "refresh_token",
+            client_id: flow.clientId
+          })
+          assert.strictEqual(reply.status, 200, reply.text)
+          assertNoStore(reply)
+          // No clock moves: the very next requests are refused.
+          assert.strictEqual(yield* mcpStatus(second.access_token), 401)
+          assert.strictEqual(yield* mcpStatus(first.access_token), 401)
+          assertOAuthError(yield* refresh(flow.browser, flow.clientId, second.refresh_token), 400, "invalid_grant")
+          // Not even the grace retry of the token it replaced brings the grant back.
+          assertOAuthError(yield* refresh(flow.browser, flow.clientId, first.refresh_token), 400, "invalid_grant")
+        })
+    )
+
+    it.effect("a revoked access token stops working at /mcp at once; its refresh token still gets a new one", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const flow = yield* authorizedCode()
+        const tokens = json(yield* exchange(flow.browser, flow))
+        assert.strictEqual(yield* mcpStatus(tokens.access_token), 200)
+        const reply = yield* revoke(flow.browser, { token: tokens.access_token, client_id: flow.clientId })
+        assert.strictEqual(reply.status, 200, reply.text)
+        assert.strictEqual(yield* mcpStatus(tokens.access_token), 401)
+        const renewed = json(yield* refresh(flow.browser, flow.clientId, tokens.refresh_token))
+        assert.strictEqual(yield* mcpStatus(renewed.access_token), 200)
+      })
+    )
+
+    it.effect("unknown, malformed and already revoked tokens answer 200; a missing token is invalid_request", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const flow = yield* authorizedCode()
+        const tokens = json(yield* exchange(flow.browser, flow))
+        for (const token of ["cbs_rt_unknown", "cbs_at_unknown", "not-a-token", "x".repeat(5000)]) {
+          const reply = yield* revoke(flow.browser, { token, client_id: flow.clientId })
+          assert.strictEqual(reply.status, 200, `${token.slice(0, 20)}: ${reply.text}`)
+        }
+        for (let i = 0; i < 2; i++) {
+          const reply = yield* revoke(flow.browser, { token: tokens.refresh_token, client_id: flow.clientId })
+          assert.strictEqual(reply.status, 200, reply.text)
+        }
+        assertOAuthError(yield* revoke(flow.browser, { client_id: flow.clientId }), 400, "invalid_request")
+        assertOAuthError(yield* flow.browser.postJson("/revoke", { token: "x" }), 400, "invalid_request")
+      })
+    )
+
+    it.effect("a token can be revoked only by its own client, which authenticates as at /token", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const flow = yield* authorizedCode()
+        const tokens = json(yield* exchange(flow.browser, flow))
+        const otherClient = yield* registerClient(flow.browser)
+        const foreign = yield* revoke(flow.browser, { token: tokens.refresh_token, client_id: otherClient })
+        assertOAuthError(foreign, 400, "unauthorized_client")
+        assertOAuthError(yield* revoke(flow.browser, { token: tokens.refresh_token }), 401, "invalid_client")
+        assertOAuthError(
+          yield* revoke(flow.browser, { token: tokens.refresh_token, client_id: "nobody" }),
+          401,
+          "invalid_client"
+        )
+        // Nothing was revoked by the refused requests.
+        assert.strictEqual(yield* mcpStatus(tokens.access_token), 200)
+
+        const confidential = yield* confidentialCode("client_secret_basic")
+        const issued = json(
+          yield* confidential.browser.post("/token", confidential.fields, {
+            authorization: basicAuth(confidential.client.client_id, confidential.client.client_secret)
+          })
+        )
+        const withoutSecret = yield* revoke(confidential.browser, {
+          token: issued.refresh_token,
+          client_id: confidential.client.client_id
+        })
+        assertOAuthError(withoutSecret, 401, "invalid_client")
+        assert.strictEqual(yield* mcpStatus(issued.access_token), 200)
+        const revoked = yield* revoke(
+          confidential.browser,
+          { token: issued.refresh_token },
+          { authorization: basicAuth(confidential.client.client_id, confidential.client.client_secret) }
+        )
+        assert.strictEqual(revoked.status, 200, revoked.text)
+        assert.strictEqual(yield* mcpStatus(issued.access_token), 401)
+      })
+    )
+  })
+
+  describe("client authentication methods", () => {
+    it.effect("a client registered for client_secret_basic may not send its secret in the body", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, client, fields } = yield* confidentialCode("client_secret_basic")
+        const inBody = yield* browser.post("/token", {
+          ...fields,
+          client_id: client.client_id,
+          client_secret: client.client_secret
+        })
+        assertOAuthError(inBody, 401, "invalid_client")
+        assert.include(json(inBody).error_description, "client_secret_basic")
+        const basic = yield* browser.post("/token", fields, {
+          authorization: basicAuth(client.client_id, client.client_secret)
+        })
+        assert.strictEqual(basic.status, 200, basic.text)
+      })
+    )
+
+    it.effect("a client registered for client_secret_post may not use the Authorization header", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, client, fields } = yield* confidentialCode("client_secret_post")
+        const viaHeader = yield* browser.post("/token", fields, {
+          authorization: basicAuth(client.client_id, client.client_secret)
+        })
+        assertOAuthError(viaHeader, 401, "invalid_client")
+        assert.include(json(viaHeader).error_description, "client_secret_post")
+        const inBody = yield* browser.post("/token", {
+          ...fields,
+          client_id: client.client_id,
+          client_secret: client.client_secret
+        })
+        assert.strictEqual(inBody.status, 200, inBody.text)
+      })
+    )
+
+    it.effect("a public client (none) may send no secret, in the body or in a Basic header", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const flow = yield* authorizedCode()
+        const withSecret = yield* exchange(flow.browser, flow, { client_secret: "anything" })
+        assertOAuthError(withSecret, 401, "invalid_client")
+        assert.include(json(withSecret).error_description, "public client")
+        const { client_id: _, ...fields } = {
+          grant_type: "authorization_code",
+          code: flow.code,
+          redirect_uri: REDIRECT_URI,
+          client_id: flow.clientId,
+          code_verifier: flow.pkce.verifier
+        }
+        const viaHeader = yield* flow.browser.post("/token", fields, {
+          authorization: basicAuth(flow.clientId, "anything")
+        })
+        assertOAuthError(viaHeader, 401, "invalid_client")
+        // Client authentication failed before the code was looked at, so it still works.
+        assert.strictEqual((yield* exchange(flow.browser, flow)).status, 200)
       })
     )
   })

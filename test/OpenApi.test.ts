@@ -1,10 +1,12 @@
-import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Either, Schema } from "effect"
+import { schemaExamples } from "../src/Http/OpenApiExamples.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 type Json = Record<string, unknown>
 
 interface Operation {
+  readonly tags?: ReadonlyArray<string>
   readonly summary?: string
   readonly description?: string
   readonly security?: ReadonlyArray<Json>
@@ -14,17 +16,28 @@ interface Operation {
     readonly description?: string
     readonly schema: Json
   }>
-  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema?: Json }> }>
+  readonly requestBody?: { readonly content: Record<string, { readonly schema?: Json }> }
+  readonly responses: Record<
+    string,
+    {
+      readonly description: string
+      readonly headers?: Record<string, Json>
+      readonly content?: Record<string, { readonly schema?: Json }>
+    }
+  >
 }
 
 interface Document {
   readonly openapi: string
-  readonly info: { readonly version: string }
+  readonly info: { readonly version: string; readonly license?: Json; readonly contact?: Json }
+  readonly servers?: ReadonlyArray<{ readonly url: string }>
+  readonly tags: ReadonlyArray<{ readonly name: string; readonly description?: string }>
   readonly paths: Record<string, Record<string, Operation>>
   readonly security?: ReadonlyArray<Json>
   readonly components: {
-    readonly schemas: Record<string, { readonly properties?: Record<string, Json> }>
+    readonly schemas: Record<string, Json & { readonly properties?: Record<string, Json> }>
     readonly securitySchemes: Record<string, Json>
+    readonly headers?: Record<string, Json>
   }
 }
 
@@ -52,20 +65,28 @@ const operations = (document: Document) =>
   )
 
 /**
- * The object schemas a response schema stands for: follows local `$ref`s and single `allOf` wrappers, and splits
- * `anyOf`/`oneOf` unions (a status with several error identifiers) into their variants.
+ * The narrowings of `Error` a response schema is made of: `allOf: [Error, { properties: { error: { enum } } }]`, or a
+ * `oneOf` of those (a status whose errors differ in the fields they always carry).
  */
-const variants = (document: Document, schema: Json): ReadonlyArray<Json> => {
-  const ref = schema["$ref"]
-  if (typeof ref === "string") {
-    const name = ref.replace("#/components/schemas/", "")
-    return variants(document, (document.components.schemas[name] ?? {}) as Json)
-  }
-  const allOf = schema["allOf"]
-  if (Array.isArray(allOf) && allOf.length === 1) return variants(document, allOf[0] as Json)
-  const union = schema["anyOf"] ?? schema["oneOf"]
-  if (Array.isArray(union)) return union.flatMap((variant) => variants(document, variant as Json))
-  return [schema]
+const errorNarrowings = (schema: Json): ReadonlyArray<{ readonly base: unknown; readonly narrowing: Json }> => {
+  const oneOf = schema["oneOf"]
+  if (Array.isArray(oneOf)) return oneOf.flatMap((member) => errorNarrowings(member as Json))
+  const allOf = (schema["allOf"] ?? []) as ReadonlyArray<Json>
+  return [{ base: allOf[0]?.["$ref"], narrowing: (allOf[1] ?? {}) as Json }]
+}
+
+/** Every place a `title` keyword stands in a schema (a property named title is no keyword). */
+const titlesIn = (node: unknown, at: string): ReadonlyArray<string> => {
+  if (Array.isArray(node)) return node.flatMap((item, i) => titlesIn(item, `${at}/${i}`))
+  if (typeof node !== "object" || node === null) return []
+  return Object.entries(node).flatMap(([key, value]) => {
+    if (key === "title" && typeof value === "string") return [`${at}: ${value}`]
+    if (key === "examples") return []
+    if (key === "properties" && typeof value === "object" && value !== null) {
+      return Object.entries(value).flatMap(([name, schema]) => titlesIn(schema, `${at}/properties/${name}`))
+    }
+    return titlesIn(value, `${at}/${key}`)
+  })
 }
 
 layer(TestServerLive)("GET /api/v1/openapi.json", (it) => {
@@ -93,6 +114,26 @@ layer(TestServerLive)("GET /api/v1/openapi.json", (it) => {
         assert.isTrue(
           schemes.some((s) => s["type"] === "apiKey" && s["in"] === "header" && s["name"] === "X-API-Key"),
           "no apiKey header X-API-Key scheme"
+        )
+      })
+    )
+
+    it.effect("every tag has a description; the document has a license, a contact and its own server", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const document = yield* fetchDocument
+        for (const tag of document.tags) assert.isString(tag.description, tag.name)
+        const used = new Set(operations(document).flatMap(({ operation }) => operation.tags ?? []))
+        assert.sameMembers(
+          document.tags.map((tag) => tag.name),
+          [...used]
+        )
+        assert.isString(document.info.license?.["name"])
+        assert.isString(document.info.contact?.["name"])
+        // The test server has no PUBLIC_BASE_URL: it names http://localhost:<its port>.
+        assert.deepStrictEqual(
+          document.servers?.map((server) => server.url),
+          [`http://localhost:${new URL(app.baseUrl).port}`]
         )
       })
     )
@@ -165,25 +206,108 @@ layer(TestServerLive)("GET /api/v1/openapi.json", (it) => {
       })
     )
 
-    it.effect("each error response (401/403/404/409/413/422/429/500) has a JSON schema with an error property", () =>
+    it.effect("every error response is the one Error schema, its error narrowed to identifiers Error lists", () =>
       Effect.gen(function* () {
         const document = yield* fetchDocument
-        let checked = 0
+        const error = document.components.schemas["Error"]!
+        assert.deepStrictEqual(Object.keys(error.properties ?? {}).sort(), [
+          "error",
+          "limit",
+          "message",
+          "protected_links"
+        ])
+        assert.sameMembers(error["required"] as Array<string>, ["error", "message"])
+        const identifiers = error.properties!["error"]!["enum"] as ReadonlyArray<string>
+        const seen = new Set<string>()
         for (const { name, operation } of operations(document)) {
           for (const [status, response] of Object.entries(operation.responses)) {
             if (Number(status) < 400) continue
             const schema = response.content?.["application/json"]?.schema
             assert.isDefined(schema, `${name} ${status} has no application/json schema`)
-            for (const variant of variants(document, schema!)) {
-              const properties = (variant["properties"] ?? {}) as Json
-              assert.property(properties, "error", `${name} ${status}`)
-              assert.property(properties, "message", `${name} ${status}`)
-              assert.include((variant["required"] ?? []) as ReadonlyArray<string>, "error", `${name} ${status}`)
-              checked++
+            for (const { base, narrowing } of errorNarrowings(schema!)) {
+              assert.strictEqual(base, "#/components/schemas/Error", `${name} ${status}`)
+              const values = ((narrowing["properties"] as Json | undefined)?.["error"] as Json | undefined)?.["enum"]
+              assert.isArray(values, `${name} ${status} does not narrow error`)
+              for (const value of values as ReadonlyArray<string>) {
+                assert.include(identifiers, value, `${name} ${status}`)
+                seen.add(value)
+              }
             }
           }
         }
-        assert.isAtLeast(checked, 15)
+        assert.sameMembers([...seen], [...identifiers])
+        const others = Object.keys(document.components.schemas).filter((schema) =>
+          /Error|Unauthorized|NotFound|Forbidden|Limit|Conflict|TooLarge|Unsupported|Disallowed|Violation/.test(schema)
+        )
+        assert.deepStrictEqual(others, ["Error"], "one error schema only")
+      })
+    )
+
+    it.effect("statuses narrow to the contract's identifiers, and require the fields their errors always carry", () =>
+      Effect.gen(function* () {
+        const document = yield* fetchDocument
+        const patch = document.paths["/api/v1/articles/{id}"]!["patch"]!.responses
+        const narrowed = (status: string) =>
+          errorNarrowings(patch[status]!.content!["application/json"]!.schema!).map(({ narrowing }) => ({
+            error: ((narrowing["properties"] as Json)["error"] as Json)["enum"],
+            required: narrowing["required"] ?? []
+          }))
+        assert.deepStrictEqual(narrowed("409"), [
+          { error: ["idempotency_key_in_use", "replacement_conflict"], required: [] }
+        ])
+        assert.deepStrictEqual(narrowed("412"), [{ error: ["precondition_failed"], required: [] }])
+        assert.deepStrictEqual(narrowed("422"), [
+          { error: ["validation_error", "idempotency_key_reused", "disallowed_html"], required: [] },
+          { error: ["protected_link_violation"], required: ["protected_links"] }
+        ])
+        assert.deepStrictEqual(narrowed("429"), [
+          { error: ["rate_limited", "edit_limit_exceeded"], required: ["limit"] }
+        ])
+        assert.deepStrictEqual(narrowed("503"), [{ error: ["unavailable"], required: [] }])
+      })
+    )
+
+    it.effect("every response declares X-Request-Id; authenticated ones RateLimit-*; 429 and 503 Retry-After", () =>
+      Effect.gen(function* () {
+        const document = yield* fetchDocument
+        const declared = (reference: Json | undefined) => {
+          const name = String(reference?.["$ref"] ?? "").replace("#/components/headers/", "")
+          return document.components.headers?.[name]
+        }
+        for (const { name, path, operation } of operations(document)) {
+          for (const [status, response] of Object.entries(operation.responses)) {
+            const headers = response.headers ?? {}
+            const at = `${name} ${status}`
+            assert.isDefined(declared(headers["X-Request-Id"]), `${at} X-Request-Id`)
+            const limited = path !== "/api/v1/openapi.json" && status !== "401" && status !== "503"
+            for (const header of ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]) {
+              assert.strictEqual(declared(headers[header]) !== undefined, limited, `${at} ${header}`)
+            }
+            assert.strictEqual(
+              declared(headers["Retry-After"]) !== undefined,
+              status === "429" || status === "503",
+              `${at} Retry-After`
+            )
+            if (status === "401") assert.isDefined(declared(headers["WWW-Authenticate"]), `${at} WWW-Authenticate`)
+            const retryable = operation.parameters?.some((p) => p.in === "header" && p.name === "idempotency-key")
+            assert.strictEqual(declared(headers["Idempotent-Replayed"]) !== undefined, retryable === true, at)
+          }
+        }
+      })
+    )
+
+    it.effect("the featured-image upload takes one binary image field beside url and reason", () =>
+      Effect.gen(function* () {
+        const document = yield* fetchDocument
+        const body = document.paths["/api/v1/articles/{id}/featured-image"]!["post"]!.requestBody!
+        const multipart = body.content["multipart/form-data"]!.schema!
+        const properties = multipart["properties"] as Record<string, Json>
+        assert.deepStrictEqual(Object.keys(properties), ["image", "url", "reason"])
+        assert.strictEqual(properties["image"]!["type"], "string")
+        assert.strictEqual(properties["image"]!["format"], "binary")
+        assert.isString(properties["image"]!["description"])
+        assert.isString(properties["url"]!["description"])
+        assert.deepStrictEqual(body.content["application/json"]!.schema!["required"], ["url"])
       })
     )
 
@@ -255,6 +379,25 @@ layer(TestServerLive)("GET /api/v1/openapi.json", (it) => {
   })
 
   describe("schemas", () => {
+    it.effect("no schema carries a title (the schema library's labels such as maxLength(2000) stay out)", () =>
+      Effect.gen(function* () {
+        const document = yield* fetchDocument
+        const found = [...titlesIn(document.paths, "#/paths"), ...titlesIn(document.components, "#/components")]
+        assert.deepStrictEqual(found, [])
+      })
+    )
+
+    it.effect("the main schemas carry examples", () =>
+      Effect.gen(function* () {
+        const document = yield* fetchDocument
+        for (const name of ["Site", "Article", "ArticleWithBody", "Backlink", "Stats", "PageMeta", "Error"]) {
+          const examples = document.components.schemas[name]?.["examples"]
+          assert.isArray(examples, name)
+          assert.isAbove((examples as ReadonlyArray<unknown>).length, 0, name)
+        }
+      })
+    )
+
     it.effect("every property of Site, Article, ArticleWithBody, Backlink, Stats and PageMeta has a description", () =>
       Effect.gen(function* () {
         const document = yield* fetchDocument
@@ -294,5 +437,14 @@ layer(TestServerLive)("GET /api/v1/openapi.json", (it) => {
         assert.sameMembers(enumOf("Site", "geographic_scope"), ["local", "regional", "national", "international"])
       })
     )
+  })
+})
+
+describe("OpenAPI examples", () => {
+  it("every example decodes through the schema it illustrates", () => {
+    for (const [name, { schema, value }] of Object.entries(schemaExamples)) {
+      const decoded = Schema.decodeUnknownEither(schema)(value, { onExcessProperty: "error" })
+      assert.isTrue(Either.isRight(decoded), `${name}: ${Either.isLeft(decoded) ? decoded.left.message : ""}`)
+    }
   })
 })

@@ -139,6 +139,8 @@ export const WriteHeaders = Schema.Struct({
   )
 })
 
+const IMAGE_URL_DESCRIPTION = `Absolute http(s) address of the image, at most ${MAX_IMAGE_URL} characters; stored as given.`
+
 export const ImageUrl = Text.pipe(
   maxLength(MAX_IMAGE_URL),
   Schema.filter(
@@ -150,15 +152,21 @@ export const ImageUrl = Text.pipe(
     { message: () => "must be an absolute http or https URL" }
   )
 ).annotations({
-  description: `Absolute http(s) address of the image, at most ${MAX_IMAGE_URL} characters; stored as given.`,
-  jsonSchema: { type: "string", format: "uri", maxLength: MAX_IMAGE_URL }
+  description: IMAGE_URL_DESCRIPTION,
+  // A schema given here replaces the generated one whole, so it repeats the description.
+  jsonSchema: { type: "string", format: "uri", maxLength: MAX_IMAGE_URL, description: IMAGE_URL_DESCRIPTION }
 })
 
+const IMAGE_FILE_DESCRIPTION =
+  "The image file: JPEG, PNG, WebP, GIF or AVIF (judged by its bytes), at most 10 MiB. Wins over url when both are sent."
+
 export const FeaturedImageMultipart = Schema.Struct({
+  // The parser hands over a part's files as a list of exactly one; clients send one file field, and that is what
+  // the document shows (a binary string is a file to every client generator, and to the agent tools' derivation).
   image: Schema.optional(
     Multipart.SingleFileSchema.annotations({
-      description:
-        "The image file: JPEG, PNG, WebP, GIF or AVIF (judged by its bytes), at most 10 MiB. Wins over url when both are sent."
+      description: IMAGE_FILE_DESCRIPTION,
+      jsonSchema: { type: "string", format: "binary", description: IMAGE_FILE_DESCRIPTION }
     })
   ),
   url: Schema.optional(ImageUrl),

@@ -39,10 +39,25 @@ const limit = Schema.Number.pipe(Schema.int()).annotations({ description: "The l
 const messageOnly = { message }
 const withLimit = { message, limit }
 const withOptionalLimit = { message, limit: Schema.optional(limit) }
-const withLinks = {
-  message,
-  protected_links: Schema.Array(ProtectedLink).annotations({ description: "The protected links concerned." })
-}
+const protectedLinks = Schema.Array(ProtectedLink).annotations({ description: "The protected links concerned." })
+const withLinks = { message, protected_links: protectedLinks }
+
+/**
+ * The one shape every error body has (`Error` in the OpenAPI document). Each error below is this body with its own
+ * `error` identifier; a response status of the document narrows `error` to the identifiers it can carry.
+ */
+export const ErrorBody = Schema.Struct({
+  error: Schema.String.annotations({
+    description: "Error identifier, stable for programs to act on; each response status lists the ones it carries."
+  }),
+  message: message.annotations({ description: "Human-readable text that says how to fix the request." }),
+  protected_links: Schema.optional(protectedLinks),
+  limit: Schema.optional(limit)
+}).annotations({
+  identifier: "Error",
+  description:
+    "Every error answer. `protected_links` comes with protected_link_violation, `limit` with errors about a bound or a limit."
+})
 
 export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", messageOnly) {}
 export const UnauthorizedBody = wire(Unauthorized, "Unauthorized", {

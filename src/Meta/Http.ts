@@ -1,13 +1,21 @@
 import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import { withServer } from "../Http/OpenApiDocument.js"
+import { PublicUrl } from "../Http/PublicUrl.js"
 
-/** The served description, generated from the same schemas that validate requests. */
-export const openApiDocument = (): Record<string, unknown> => ({ ...OpenApi.fromApi(Api) })
+/**
+ * The description, generated from the same schemas that validate requests. Without `base` it names the service as
+ * `npm start` runs it (the committed openapi.json); served, it names the service's public address.
+ */
+export const openApiDocument = (base?: string): Record<string, unknown> => {
+  const document = { ...OpenApi.fromApi(Api) }
+  return base === undefined ? document : withServer(document, base)
+}
 
 export const MetaHttpLive = HttpApiBuilder.group(Api, "meta", (handlers) =>
-  Effect.sync(() => {
-    const document = openApiDocument()
+  Effect.gen(function* () {
+    const document = openApiDocument(yield* PublicUrl)
     return handlers.handle("openapi", () => Effect.succeed(document))
   })
 )

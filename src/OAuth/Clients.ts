@@ -2,15 +2,26 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Option } from "effect"
 import { hashSecret, newSecret, sameHash } from "../Auth/Secrets.js"
 import { type ClientRow, OAuthClientsRepo } from "./ClientsRepo.js"
-import type { ClientMetadata } from "./Registration.js"
+import type { ClientMetadata, TokenEndpointAuthMethod } from "./Registration.js"
 import { invalidClient, type OAuthError } from "./Responses.js"
 
 const SECRET_PREFIX = "cbs_cs_"
 
-/** How a client identified itself at the token endpoint. */
+/** How a client identified itself at the token or revocation endpoint. */
 export interface ClientCredentials {
   readonly clientId: string | undefined
   readonly clientSecret: string | undefined
+  /** The way the credentials were sent: the Authorization header, the body, or no secret at all. */
+  readonly method: TokenEndpointAuthMethod
+}
+
+/** What a client that registered `method` must do, for the error that says it did otherwise. */
+const howTo: Readonly<Record<TokenEndpointAuthMethod, string>> = {
+  none: "it is a public client (token_endpoint_auth_method none): send client_id alone, with no secret and no Authorization header",
+  client_secret_basic:
+    "it registered client_secret_basic: send client_id and client_secret in the Authorization header (Basic), not in the body",
+  client_secret_post:
+    "it registered client_secret_post: send client_id and client_secret in the body, not in an Authorization header"
 }
 
 /** The registration response (RFC 7591 §3.2.1). */
@@ -55,8 +66,9 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients"
         : repo.find(clientId)
 
     /**
-     * Client authentication at the token endpoint (RFC 6749 §2.3): a public client names itself with `client_id`;
-     * a confidential one proves its secret the way it registered (Basic header or form field).
+     * Client authentication at the token and revocation endpoints (RFC 6749 §2.3): a public client names itself with
+     * `client_id`; a confidential one proves its secret exactly the way it registered (RFC 7591 §2:
+     * token_endpoint_auth_method), never another way.
      */
     const authenticate = Effect.fn("OAuthClients.authenticate")(function* (
       credentials: ClientCredentials
@@ -65,12 +77,11 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients"
       const found = yield* find(credentials.clientId)
       if (Option.isNone(found)) return yield* invalidClient("The client is not registered.")
       const client = found.value
-      if (client.token_endpoint_auth_method === "none") {
-        if (credentials.clientSecret !== undefined && credentials.clientSecret !== "") {
-          return yield* invalidClient("This client is public; it has no secret to send.")
-        }
-        return client
+      const registered = client.token_endpoint_auth_method
+      if (credentials.method !== registered) {
+        return yield* invalidClient(`This client may not authenticate that way: ${howTo[registered]}.`)
       }
+      if (registered === "none") return client
       const secret = credentials.clientSecret
       if (secret === undefined || client.client_secret_hash === null) {
         return yield* invalidClient("The client must authenticate with its client secret.")

@@ -8,6 +8,7 @@ import { OAuthClients } from "./Clients.js"
 import { authorizationServerMetadata, mcpResource, protectedResourceMetadata } from "./Metadata.js"
 import { parseRegistration } from "./Registration.js"
 import { corsJson, noStoreHeaders, OAuthError, oauthErrorResponse, preflight } from "./Responses.js"
+import { revocationEndpoint } from "./RevokeHttp.js"
 import { tokenEndpoint } from "./TokenHttp.js"
 import { OAuthTokens } from "./Tokens.js"
 
@@ -20,8 +21,9 @@ const publicJson = (body: unknown) => Effect.succeed(corsJson(body, { headers: {
  *   (RFC 8414);
  * - `POST /register`: dynamic client registration (RFC 7591);
  * - `GET|POST /authorize`: sign-in, then the consent page;
- * - `POST /token`: authorization_code (PKCE S256) and refresh_token grants.
- * The documents, /register and /token answer CORS preflights, for browser-based clients.
+ * - `POST /token`: authorization_code (PKCE S256) and refresh_token grants;
+ * - `POST /revoke`: token revocation (RFC 7009).
+ * The documents, /register, /token and /revoke answer CORS preflights, for browser-based clients.
  */
 const EndpointsLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -61,6 +63,9 @@ const EndpointsLive = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post("/token", yield* tokenEndpoint(resource))
     yield* router.options("/token", Effect.succeed(preflight))
+
+    yield* router.post("/revoke", yield* revocationEndpoint)
+    yield* router.options("/revoke", Effect.succeed(preflight))
 
     const authorize = yield* authorizeEndpoints(base, resource)
     yield* router.get("/authorize", authorize.show)

@@ -1,6 +1,12 @@
 /** The one scope there is: use of the MCP endpoint on the signed-in user's behalf. */
 export const MCP_SCOPE = "mcp"
 
+/**
+ * How long after its first use a rotated refresh token still works once more, for a client whose token response was
+ * lost on the way. Published in the authorization-server metadata as `refresh_token_grace_seconds`.
+ */
+export const REFRESH_GRACE_SECONDS = 30
+
 /** The protected resource (RFC 8707 resource indicator): the MCP endpoint. Tokens are only ever for it. */
 export const mcpResource = (base: string): string => `${base}/mcp`
 
@@ -22,11 +28,16 @@ export const authorizationServerMetadata = (base: string) => ({
   authorization_endpoint: `${base}/authorize`,
   token_endpoint: `${base}/token`,
   registration_endpoint: `${base}/register`,
+  revocation_endpoint: `${base}/revoke`,
   scopes_supported: [MCP_SCOPE],
   response_types_supported: ["code"],
   response_modes_supported: ["query"],
   grant_types_supported: ["authorization_code", "refresh_token"],
   token_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
+  revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
   code_challenge_methods_supported: ["S256"],
-  authorization_response_iss_parameter_supported: true
+  authorization_response_iss_parameter_supported: true,
+  // Not a registered metadata name: refresh tokens rotate on every use, and the one just replaced is accepted once
+  // more within this many seconds of its first use (a retry after a lost response); later, it ends its grant.
+  refresh_token_grace_seconds: REFRESH_GRACE_SECONDS
 })

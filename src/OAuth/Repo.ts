@@ -147,6 +147,30 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         Effect.orDie
       )
 
+    /** The grant and client of a refresh token, whatever its state (for revocation). */
+    const refreshTokenOwner = (hash: Uint8Array) =>
+      sql<{ grant_id: number; client_id: string }>`
+        select r.grant_id, g.client_id from oauth_refresh_tokens r join oauth_grants g on g.id = r.grant_id
+        where r.token_hash = ${hash}`.pipe(
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
+
+    /** The client of an access token, whatever its state (for revocation). */
+    const accessTokenOwner = (hash: Uint8Array) =>
+      sql<{ client_id: string }>`
+        select g.client_id from oauth_access_tokens t join oauth_grants g on g.id = t.grant_id
+        where t.token_hash = ${hash}`.pipe(
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
+
+    /** Ends one access token now: it is kept (until pruned) with its expiry moved to `now`. */
+    const expireAccessToken = (hash: Uint8Array, now: string) =>
+      sql`
+        update oauth_access_tokens set expires_at = least(expires_at, ${now}::timestamptz)
+        where token_hash = ${hash}`.pipe(Effect.asVoid, Effect.orDie)
+
     const findAccess = SqlSchema.findOne({
       Request: Schema.Struct({ hash: Hash, now: Schema.String }),
       Result: AccessMatch,
@@ -180,6 +204,9 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       useRefreshToken: (req: Parameters<typeof useRefreshToken>[0]) => useRefreshToken(req).pipe(Effect.orDie),
       grantOfUsedRefreshToken,
       revokeGrant,
+      refreshTokenOwner,
+      accessTokenOwner,
+      expireAccessToken,
       findAccess: (hash: Uint8Array, now: string) => findAccess({ hash, now }).pipe(Effect.orDie),
       pruneExpired
     }

@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import { Data } from "effect"
+import { Data, Effect } from "effect"
 
 /**
  * An OAuth error as RFC 6749 §5.2 / RFC 7591 §3.2.2 define them: `{ error, error_description }`, 400 unless said
@@ -62,3 +62,25 @@ export const oauthErrorResponse = (error: OAuthError) =>
       }
     }
   )
+
+/**
+ * An OAuth endpoint's answer whatever happens: its OAuth errors as their JSON, and any defect logged and answered
+ * 500 `server_error` (never HTML, never internals).
+ */
+export const answeredAsOAuth =
+  (what: string) =>
+  <R>(
+    effect: Effect.Effect<HttpServerResponse.HttpServerResponse, OAuthError, R>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
+    effect.pipe(
+      Effect.catchTag("OAuthError", (error) => Effect.succeed(oauthErrorResponse(error))),
+      Effect.catchAllDefect((defect) =>
+        Effect.logError(`${what} failed`, defect).pipe(
+          Effect.as(
+            oauthErrorResponse(
+              new OAuthError({ error: "server_error", description: "Something went wrong on our side.", status: 500 })
+            )
+          )
+        )
+      )
+    )

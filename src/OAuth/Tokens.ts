@@ -4,7 +4,7 @@ import { hashSecret, newSecret } from "../Auth/Secrets.js"
 import { AppConfig } from "../Config.js"
 import type { UserId } from "../Domain/Ids.js"
 import type { ClientRow } from "./ClientsRepo.js"
-import { MCP_SCOPE } from "./Metadata.js"
+import { MCP_SCOPE, REFRESH_GRACE_SECONDS } from "./Metadata.js"
 import { verifierMatches } from "./Pkce.js"
 import { OAuthRepo } from "./Repo.js"
 import { invalidGrant, invalidRequest, invalidTarget, OAuthError } from "./Responses.js"
@@ -14,8 +14,6 @@ export const ACCESS_TOKEN_PREFIX = "cbs_at_"
 export const REFRESH_TOKEN_PREFIX = "cbs_rt_"
 const CODE_SECONDS = 60
 const REFRESH_SECONDS = 30 * 24 * 60 * 60
-/** How long after its first use a refresh token still works once more (a client retrying a lost response). */
-const REFRESH_GRACE_SECONDS = 30
 /** Expired codes and tokens are kept a day (a late reuse is still recognised as one), then deleted. */
 const KEEP_EXPIRED_MS = 24 * 60 * 60 * 1000
 
@@ -201,6 +199,35 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
       return yield* invalidGrant("The refresh token is unknown, expired, revoked or already used.")
     })
 
-    return { createCode, exchangeCode, refresh }
+    /**
+     * Token revocation (RFC 7009 §2.1) by the client the token was issued to. A refresh token ends its whole grant:
+     * the refresh token and every access token issued with it stop working at once. An access token ends alone.
+     * A token that is unknown, expired or already revoked needs nothing done (the endpoint still answers 200).
+     */
+    const revoke = Effect.fn("OAuthTokens.revoke")(function* (request: {
+      readonly client: ClientRow
+      readonly token: string
+    }): Effect.fn.Return<void, OAuthError> {
+      const { client, token } = request
+      const now = iso(yield* Clock.currentTimeMillis)
+      const hash = hashSecret(token)
+      const notTheirs = new OAuthError({
+        error: "unauthorized_client",
+        description: "The token was issued to another client; only that client may revoke it."
+      })
+      if (plausible(token, REFRESH_TOKEN_PREFIX)) {
+        const owner = yield* repo.refreshTokenOwner(hash)
+        if (owner === undefined) return
+        if (owner.client_id !== client.client_id) return yield* notTheirs
+        yield* repo.revokeGrant(owner.grant_id, now)
+      } else if (plausible(token, ACCESS_TOKEN_PREFIX)) {
+        const owner = yield* repo.accessTokenOwner(hash)
+        if (owner === undefined) return
+        if (owner.client_id !== client.client_id) return yield* notTheirs
+        yield* repo.expireAccessToken(hash, now)
+      }
+    })
+
+    return { createCode, exchangeCode, refresh, revoke }
   })
 }) {}
