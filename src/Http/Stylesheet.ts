@@ -51,17 +51,19 @@ header.site nav a { display: block; padding: var(--space-1) var(--space-3); bord
   text-decoration: none; font-weight: 500; }
 header.site nav a:hover { background: var(--surface-2); }
 header.site nav a[aria-current="page"] { background: var(--accent-soft); color: var(--accent); font-weight: 650; }
-header.site .account { margin-left: auto; display: flex; flex-wrap: wrap; gap: var(--space-1) var(--space-3);
-  align-items: center; font-size: var(--step--1); color: var(--muted); min-width: 0; }
-header.site .account strong { color: var(--text); overflow-wrap: anywhere; }
+header.site .account { margin-left: auto; display: flex; flex-wrap: nowrap; gap: var(--space-1) var(--space-3);
+  align-items: center; font-size: var(--step--1); color: var(--muted); min-width: 0; flex: 0 1 auto; }
+/* A long e-mail address is cut short rather than pushing the header onto another line. */
+header.site .account > span { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+@media (min-width: 40.01rem) { header.site .bar { flex-wrap: nowrap; } header.site nav { flex: none; } .brand { flex: none; } }
+header.site .account strong { color: var(--text); }
 header.site .account form { margin: 0; }
+header.site .account button { white-space: nowrap; }
 @media (max-width: 40rem) {
   header.site .bar { gap: var(--space-2); padding: var(--space-2) var(--space-3); }
   header.site nav { width: 100%; }
   header.site nav a { padding: var(--space-1) var(--space-2); }
-  header.site .account { margin-left: 0; width: 100%; flex-wrap: nowrap; justify-content: space-between; }
-  header.site .account > span { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-  header.site .account strong { overflow-wrap: normal; }
+  header.site .account { margin-left: 0; width: 100%; justify-content: space-between; }
 }
 
 main { max-width: 72rem; margin: 0 auto; padding: var(--space-5) var(--space-4) var(--space-7); }
@@ -70,6 +72,7 @@ main.card { max-width: 30rem; margin: var(--space-6) auto; padding: var(--space-
 @media (max-width: 30rem) { main.card { margin: var(--space-4) var(--space-3); padding: var(--space-4); } }
 h1, h2, h3 { line-height: 1.25; letter-spacing: -0.015em; }
 h1 { font-size: var(--step-3); margin: 0 0 var(--space-4); }
+main.card h1 { font-size: var(--step-2); }
 h2 { font-size: var(--step-2); margin: var(--space-7) 0 var(--space-3); }
 h3 { font-size: var(--step-1); margin: var(--space-5) 0 var(--space-3); }
 p, ul, ol, dl { margin: 0 0 var(--space-4); }
@@ -97,13 +100,29 @@ tbody tr:last-child > * { border-bottom: none; }
 tbody tr:hover > * { background: var(--surface-2); }
 tbody th { font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.url { word-break: break-all; }
+td.url, .address { word-break: break-all; }
+.address { display: block; font-weight: 400; font-size: var(--step--1); }
 td.nowrap, td time { white-space: nowrap; }
 /* A row's name is a link on its own, set off by its weight; links within text keep their underline. */
 tbody th > a { text-decoration: none; }
 tbody th > a:hover { text-decoration: underline; }
 /* On a phone a table shows the day of a time, so that more columns fit before the table scrolls. */
-@media (max-width: 40rem) { th, td { padding: var(--space-2); } td time .time-of-day { display: none; } }
+@media (max-width: 40rem) { th, td { padding: var(--space-2); } thead th { white-space: normal; }
+  td time .time-of-day { display: none; } }
+/* A stacked table on a phone: each row a card, each value under its column's name. */
+@media (max-width: 40rem) {
+  table.stack thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
+  table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td { display: block; }
+  table.stack tr { padding: var(--space-2) var(--space-3); border-bottom: 1px solid var(--border); }
+  table.stack tbody tr:last-child { border-bottom: none; }
+  table.stack tbody th, table.stack td { border: none; padding: var(--space-1) 0; text-align: left; }
+  table.stack td { padding-left: 7rem; }
+  table.stack td::before { content: attr(data-label); float: left; width: 6.5rem; margin-left: -7rem; color: var(--muted);
+    font-weight: 600; }
+  table.stack td::after { content: ""; display: block; clear: both; }
+  table.stack tbody tr:hover > * { background: none; }
+  table.stack td time .time-of-day { display: inline; }
+}
 .badge { display: inline-block; padding: 0 var(--space-2); border-radius: 999px; font-size: 0.8rem; font-weight: 600;
   background: var(--surface-2); color: var(--text); border: 1px solid var(--border); white-space: nowrap; }
 .badge.published, .badge.live, .badge.ok { background: var(--ok-soft); color: var(--ok); border-color: transparent; }
@@ -120,8 +139,7 @@ dl.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap:
   background: var(--surface); border: 1px solid var(--border); border-radius: var(--radius); padding: var(--space-4); }
 dl.meta dt { color: var(--muted); font-size: var(--step--1); padding-top: 0.1rem; }
 dl.meta dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
-@media (max-width: 30rem) { dl.meta { grid-template-columns: minmax(0, 1fr); gap: 0 var(--space-4); }
-  dl.meta dd { margin-bottom: var(--space-2); } }
+@media (max-width: 30rem) { dl.meta { gap: var(--space-2) var(--space-3); padding: var(--space-3); } }
 
 /* Period picker and filters. */
 .periods { display: flex; flex-wrap: wrap; gap: var(--space-2); margin-bottom: var(--space-3); padding: 0;
@@ -166,12 +184,12 @@ textarea#body { font-family: var(--mono); font-size: var(--step--1); }
 .inline > div { min-width: 0; }
 .inline input.secret { flex: 1 1 14rem; width: auto; min-width: 0; }
 .actions { display: flex; gap: var(--space-3); flex-wrap: wrap; align-items: center; margin-top: var(--space-5); }
-button, a.button { font: inherit; font-weight: 600; display: inline-block; padding: var(--space-2) var(--space-4);
+button, a.button, .next a { font: inherit; font-weight: 600; display: inline-block; padding: var(--space-2) var(--space-4);
   border-radius: 0.375rem; border: 1px solid #7b8494; background: var(--surface); color: var(--text);
   cursor: pointer; text-decoration: none; line-height: 1.4; }
 button:hover, a.button:hover { background: var(--surface-2); color: var(--text); }
-button.primary, a.button.primary { background: var(--accent); border-color: var(--accent); color: var(--on-accent); }
-button.primary:hover, a.button.primary:hover { background: var(--accent-hover); border-color: var(--accent-hover); }
+button.primary, a.button.primary, .next a { background: var(--accent); border-color: var(--accent); color: var(--on-accent); }
+button.primary:hover, a.button.primary:hover, .next a:hover { background: var(--accent-hover); border-color: var(--accent-hover); }
 button.danger, a.button.danger { background: var(--danger); border-color: var(--danger); color: var(--surface); }
 a.button.small, button.small { padding: var(--space-1) var(--space-3); font-size: var(--step--1); }
 button.link { background: none; border: none; padding: 0; color: var(--accent); text-decoration: underline;
@@ -179,7 +197,8 @@ button.link { background: none; border: none; padding: 0; color: var(--accent); 
 button.link:hover { background: none; color: var(--accent-hover); }
 
 /* Messages. */
-.error, .warning, .notice { padding: var(--space-3) var(--space-4); border-radius: var(--radius); border: 1px solid; }
+.error, .warning, .notice { padding: var(--space-3) var(--space-4); border-radius: var(--radius); border: 1px solid;
+  margin: 0 0 var(--space-4); }
 .error, .warning { background: var(--danger-soft); color: var(--danger); border-color: var(--danger); }
 .notice { background: var(--ok-soft); color: var(--ok); border-color: var(--ok); }
 .error p:last-child, .notice p:last-child { margin-bottom: 0; }
@@ -193,11 +212,13 @@ nav.filters a, nav.filters strong { padding: var(--space-1) var(--space-3); bord
 nav.filters strong { background: var(--accent); border-color: var(--accent); color: var(--on-accent); }
 
 /* The article page. */
-iframe.body { width: 100%; min-height: 24rem; border: 1px solid var(--border); border-radius: var(--radius);
+iframe.body { display: block; width: 100%; min-height: min(24rem, 60vh); border: 1px solid var(--border); border-radius: var(--radius);
   background: #ffffff; }
 img.featured { max-width: min(16rem, 100%); height: auto; border-radius: 0.25rem; }
 ul.protected { padding-left: var(--space-5); }
+/* One block a line, so that a changed line is tinted from edge to edge. */
 pre.diff { white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.diff > * { display: block; min-height: 1.45em; }
 pre.diff del { display: block; background: var(--danger-soft); color: var(--danger); text-decoration: none; }
 pre.diff ins { display: block; background: var(--ok-soft); color: var(--ok); text-decoration: none; }
 pre.diff .gap { display: block; color: var(--muted); font-style: italic; }

@@ -1,8 +1,8 @@
 import type { AccountActivityRow, ActivityRow } from "../Audit/Repo.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { html, type SafeHtml } from "../Http/Html.js"
+import { html } from "../Http/Html.js"
 import { who } from "./ArticlePages.js"
-import { layout, none, tableWrap, timestamp, type Viewer } from "./Layout.js"
+import { type Column, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
 /** The origins an activity log can be narrowed to. */
 export const ACTIVITY_ORIGINS = ["API", "MCP", "editor", "rewrite"] as const
@@ -43,16 +43,15 @@ ${hasNext ? html`<a href="${href(page + 1)}" rel="next">Older</a>` : null}
 </nav>`
 }
 
-const table = (caption: string, head: SafeHtml, rows: ReadonlyArray<SafeHtml>) =>
-  rows.length === 0
-    ? html`<p>Nothing on this page.</p>`
-    : tableWrap(
-        caption,
-        html`<table>
-<caption class="visually-hidden">${caption}</caption>
-<thead><tr>${head}</tr></thead>
-<tbody>${rows}</tbody></table>`
-      )
+const COLUMNS: ReadonlyArray<Column> = [
+  { label: "Time" },
+  { label: "Origin" },
+  { label: "Who" },
+  { label: "What" },
+  { label: "Reason" },
+  { label: "Status", num: true }
+]
+const ACCOUNT_COLUMNS: ReadonlyArray<Column> = [...COLUMNS.slice(0, 3), { label: "Article" }, ...COLUMNS.slice(3)]
 
 /** The article's story: its API and MCP calls and its changes in the editor or by a rewrite, newest first. */
 export const activityPage = (options: {
@@ -74,14 +73,22 @@ export const activityPage = (options: {
 <p class="lead">Every API and assistant (MCP) call that concerned this article, and every change made in the editor
 or by a rewrite or import, newest first.</p>
 ${filters(base, origin)}
-${table(
-  "Calls and changes, newest first",
-  html`<th scope="col">Time</th><th scope="col">Origin</th><th scope="col">Who</th><th scope="col">What</th><th scope="col">Reason</th><th scope="col" class="num">Status</th>`,
-  options.rows.map(
-    (row) =>
-      html`<tr><td>${timestamp(row.at)}</td><td>${row.origin}</td><td>${who(row)}</td><td>${what(row, article.id)}</td><td>${row.reason ?? none}</td><td class="num">${status(row)}</td></tr>`
-  )
-)}
+${
+  options.rows.length === 0
+    ? html`<p>Nothing on this page.</p>`
+    : stackedTable({
+        caption: "Calls and changes, newest first",
+        columns: COLUMNS,
+        rows: options.rows.map((row) => [
+          timestamp(row.at),
+          row.origin,
+          who(row),
+          what(row, article.id),
+          row.reason ?? none,
+          status(row)
+        ])
+      })
+}
 ${pages(base, origin, options.page, options.hasNext)}`
   })
 }
@@ -112,14 +119,23 @@ export const accountActivityPage = (options: {
 <p class="lead">Every API and assistant (MCP) call made with your account, and every change to your articles made in
 the editor or by a rewrite or import, newest first. Calls are kept for ${options.retentionDays} days.</p>
 ${filters("/activity", origin)}
-${table(
-  "Calls and changes on your account, newest first",
-  html`<th scope="col">Time</th><th scope="col">Origin</th><th scope="col">Who</th><th scope="col">Article</th><th scope="col">What</th><th scope="col">Reason</th><th scope="col" class="num">Status</th>`,
-  options.rows.map(
-    (row) =>
-      html`<tr><td>${timestamp(row.at)}</td><td>${row.origin}</td><td>${who(row)}</td><td>${articleCell(row)}</td><td>${what(row, row.own_article ? row.article_id : null)}</td><td>${row.reason ?? none}</td><td class="num">${status(row)}</td></tr>`
-  )
-)}
+${
+  options.rows.length === 0
+    ? html`<p>Nothing on this page.</p>`
+    : stackedTable({
+        caption: "Calls and changes on your account, newest first",
+        columns: ACCOUNT_COLUMNS,
+        rows: options.rows.map((row) => [
+          timestamp(row.at),
+          row.origin,
+          who(row),
+          articleCell(row),
+          what(row, row.own_article ? row.article_id : null),
+          row.reason ?? none,
+          status(row)
+        ])
+      })
+}
 ${pages("/activity", origin, options.page, options.hasNext)}`
   })
 }

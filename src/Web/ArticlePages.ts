@@ -119,14 +119,14 @@ const diffView = (before: string, after: string) => {
   if (removed === 0 && added === 0) return html`<p>The body of this revision is the same as the current one.</p>`
   return html`<p class="diff-summary"><span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>,
 <span class="added">${added} ${added === 1 ? "line" : "lines"} added</span> (a line that changed counts as both).</p>
-<pre class="diff" tabindex="0" aria-label="Line changes">${foldDiff(lines).map((line) =>
+<pre class="diff">${foldDiff(lines).map((line) =>
     line.kind === "gap"
       ? html`<span class="gap">… ${line.lines} unchanged ${line.lines === 1 ? "line" : "lines"} …</span>`
       : line.kind === "same"
-        ? html`  ${line.text}\n`
+        ? html`<span>  ${line.text}</span>`
         : line.kind === "removed"
-          ? html`<del>- ${line.text}</del>\n`
-          : html`<ins>+ ${line.text}</ins>\n`
+          ? html`<del>- ${line.text}</del>`
+          : html`<ins>+ ${line.text}</ins>`
   )}</pre>`
 }
 
@@ -160,7 +160,7 @@ ${diffView(revision.body, article.body)}
 <h2>Rendered</h2>
 ${bodyFrame(`Body of revision ${revision.number}`, revision.body)}
 <h2>HTML source</h2>
-<pre tabindex="0" aria-label="HTML source of revision ${revision.number}">${revision.body}</pre>`
+<pre class="wrap">${revision.body}</pre>`
   })
 }
 

@@ -2,7 +2,7 @@ import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
 import { copyScriptSrc } from "../Http/Assets.js"
 import { html, type SafeHtml } from "../Http/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
-import { layout, none, tableWrap, timestamp, type Viewer } from "./Layout.js"
+import { layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
 export const MAX_KEY_NAME = 100
 
@@ -23,16 +23,17 @@ const copyable = (id: string, label: string, value: string) => html`<label for="
 </div>
 <p id="${id}-status" class="muted" role="status" aria-live="polite"></p>`
 
-const keyRow = (key: ApiKeyRow) => html`<tr>
-<th scope="row">${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}</th>
-<td><code>${key.prefix}…</code></td>
-<td>${timestamp(key.created_at)}</td><td>${timestamp(key.last_used_at)}</td>
-<td>${key.revoked_at === null ? html`<span class="badge ok">Active</span>` : html`Revoked ${timestamp(key.revoked_at)}`}</td>
-<td>${
-  key.revoked_at === null
-    ? html`<a class="button small" href="/connection/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> key ${key.name}</span></a>`
-    : none
-}</td></tr>`
+const keyCells = (key: ApiKeyRow) =>
+  [
+    html`${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}`,
+    html`<code>${key.prefix}…</code>`,
+    timestamp(key.created_at),
+    timestamp(key.last_used_at),
+    key.revoked_at === null ? html`<span class="badge ok">Active</span>` : html`Revoked ${timestamp(key.revoked_at)}`,
+    key.revoked_at === null
+      ? html`<a class="button small" href="/connection/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> key ${key.name}</span></a>`
+      : none
+  ] as const
 
 const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, error: string | undefined) => html`
 <h2 id="keys">API keys</h2>
@@ -41,14 +42,18 @@ const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, error: stri
 ${
   keys.length === 0
     ? html`<p>You have no API keys yet.</p>`
-    : tableWrap(
-        "API keys",
-        html`<table>
-<caption class="visually-hidden">Your API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key starts with</th><th scope="col">Created</th>
-<th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
-<tbody>${keys.map(keyRow)}</tbody></table>`
-      )
+    : stackedTable({
+        caption: "Your API keys",
+        columns: [
+          { label: "Name" },
+          { label: "Key starts with" },
+          { label: "Created" },
+          { label: "Last used" },
+          { label: "Status" },
+          { label: "Action" }
+        ],
+        rows: keys.map(keyCells)
+      })
 }
 <h3>Create a key</h3>
 ${error === undefined ? null : html`<p class="error" role="alert" id="key-error">${error}</p>`}
@@ -79,6 +84,9 @@ Create, paste the address, choose OAuth.</li>
 
 const assistantName = (assistant: AssistantRow) => assistant.client_name ?? "Unnamed assistant"
 
+const returnAddresses = (assistant: AssistantRow) =>
+  html`${assistant.redirect_uris.map((uri, i) => html`${i > 0 ? html`<br>` : null}<code>${uri}</code>`)}`
+
 const assistantsSection = (assistants: ReadonlyArray<AssistantRow>) => html`
 <h2 id="assistants">Connected assistants</h2>
 <p>Each assistant named itself when it registered; its return address and its client id tell apart assistants that
@@ -86,20 +94,26 @@ chose the same name.</p>
 ${
   assistants.length === 0
     ? html`<p>No assistant is connected to your account.</p>`
-    : tableWrap(
-        "Connected assistants",
-        html`<table>
-<caption class="visually-hidden">Assistants that can use your account</caption>
-<thead><tr><th scope="col">Assistant</th><th scope="col">Returns to</th><th scope="col">Connected</th>
-<th scope="col">Last used</th><th scope="col">Action</th></tr></thead>
-<tbody>${assistants.map(
-          (assistant) => html`<tr>
-<th scope="row">${assistantName(assistant)}<br><span class="muted">client id <code>${assistant.client_id}</code></span></th>
-<td class="url">${assistant.redirect_uris.map((uri, i) => html`${i > 0 ? html`<br>` : null}<code>${uri}</code>`)}</td>
-<td>${timestamp(assistant.connected_at)}</td><td>${timestamp(assistant.last_used_at)}</td>
-<td><a class="button small" href="/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke">Disconnect<span class="visually-hidden"> ${assistantName(assistant)}, client id ${assistant.client_id}</span></a></td></tr>`
-        )}</tbody></table>`
-      )
+    : stackedTable({
+        caption: "Assistants that can use your account",
+        columns: [
+          { label: "Assistant" },
+          { label: "Returns to" },
+          { label: "Connected" },
+          { label: "Last used" },
+          { label: "Action" }
+        ],
+        rows: assistants.map(
+          (assistant) =>
+            [
+              html`${assistantName(assistant)}<span class="address muted">client id <code>${assistant.client_id}</code></span>`,
+              returnAddresses(assistant),
+              timestamp(assistant.connected_at),
+              timestamp(assistant.last_used_at),
+              html`<a class="button small" href="/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke">Disconnect<span class="visually-hidden"> ${assistantName(assistant)}, client id ${assistant.client_id}</span></a>`
+            ] as const
+        )
+      })
 }`
 
 const notices: Record<string, string> = {
@@ -186,7 +200,7 @@ export const disconnectAssistantPage = (viewer: Viewer, assistant: AssistantRow)
     explanation: html`<p>The assistant loses its access to your account at once. To use it again, connect it again
 from the assistant, and sign in and Allow.</p>
 <dl class="meta"><dt>Client id</dt><dd><code>${assistant.client_id}</code></dd>
-<dt>Returns to</dt><dd>${assistant.redirect_uris.map((uri, i) => html`${i > 0 ? html`<br>` : null}<code>${uri}</code>`)}</dd>
+<dt>Returns to</dt><dd>${returnAddresses(assistant)}</dd>
 <dt>Connected</dt><dd>${timestamp(assistant.connected_at)}</dd><dt>Last used</dt><dd>${timestamp(assistant.last_used_at)}</dd></dl>`,
     action: `/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke`,
     button: "Disconnect assistant",

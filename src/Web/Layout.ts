@@ -127,3 +127,33 @@ export const externalLink = (url: string | null, text?: string | null) =>
  */
 export const tableWrap = (label: string, table: SafeHtml) =>
   html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`
+
+/** A column of a `stackedTable`: its heading, and `num` for numbers (right-aligned on wide screens). */
+export interface Column {
+  readonly label: string
+  readonly num?: boolean
+}
+
+/**
+ * A table that on a phone shows each row as a small card of labelled values (the labels come from `data-label`, the
+ * column headings stay for screen readers), and on wider screens as a table. Each row is the header cell's content,
+ * then one cell per further column.
+ */
+export const stackedTable = (options: {
+  readonly caption: string
+  readonly columns: ReadonlyArray<Column>
+  readonly rows: ReadonlyArray<readonly [SafeHtml | string, ...ReadonlyArray<SafeHtml | string | number>]>
+}) =>
+  tableWrap(
+    options.caption,
+    html`<table class="stack">
+<caption class="visually-hidden">${options.caption}</caption>
+<thead><tr>${options.columns.map((c) => html`<th scope="col"${c.num === true ? html` class="num"` : null}>${c.label}</th>`)}</tr></thead>
+<tbody>${options.rows.map(
+      ([first, ...rest]) =>
+        html`<tr><th scope="row">${first}</th>${rest.map((cell, i) => {
+          const column = options.columns[i + 1]
+          return html`<td data-label="${column?.label ?? ""}"${column?.num === true ? html` class="num"` : null}>${cell}</td>`
+        })}</tr>`
+    )}</tbody></table>`
+  )

@@ -26,6 +26,8 @@ export const sitesPage = (viewer: Viewer, sites: Listed<{ readonly site: Site; r
     viewer,
     section: "sites",
     main: html`<h1>Websites</h1>
+<p class="lead">The articles published and the backlinks acquired on each of your websites this month. Open a website
+for any other period, its last twelve months, its articles and its backlinks.</p>
 ${
   sites.meta.total === 0
     ? html`<p>There are no websites on your account yet.</p>`
@@ -33,12 +35,12 @@ ${
         "Your websites",
         html`<table>
 <caption class="visually-hidden">Your websites, with articles published and backlinks acquired this month</caption>
-<thead><tr><th scope="col">Website</th><th scope="col">Address</th>
+<thead><tr><th scope="col">Website</th>
 <th scope="col" class="num">Articles this month</th><th scope="col" class="num">Backlinks this month</th></tr></thead>
 <tbody>
 ${sites.data.map(
-  ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${siteName(site)}</a></th>
-<td class="url">${externalLink(site.website_url)}</td>
+  ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${siteName(site)}</a>
+<span class="address">${externalLink(site.website_url)}</span></th>
 <td class="num">${stats.articles_published}</td><td class="num">${stats.backlinks_acquired}</td></tr>`
 )}
 </tbody></table>`

@@ -56,6 +56,8 @@ export const seriousViolations = (page: Page) =>
 export const checkPage = (page: Page, name: string) =>
   Effect.gen(function* () {
     const width = page.viewportSize()?.width ?? DESKTOP.width
+    // Article bodies are shown in frames: let them finish before the picture is taken.
+    yield* inBrowser(() => Promise.all(page.frames().map((frame) => frame.waitForLoadState("load"))))
     yield* screenshot(page, `${name}-${width}`)
     if (width <= PHONE.width) {
       const scrollWidth = yield* inBrowser(() => page.evaluate(() => document.documentElement.scrollWidth))
