@@ -335,7 +335,7 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.strictEqual(put.status, 200, yield* Effect.promise(() => put.text()))
         const page = yield* open(browser, `/articles/${articleId}`)
         const row = rowWith(page.text, "api change")
-        assert.include(row, "<td>API</td>")
+        assert.include(row, '<td data-label="Origin">API</td>')
         assert.include(row, "API key “key ")
         // A revision without the protected link (as an import might have left one): restoring it would drop the link.
         const sql = yield* SqlClient.SqlClient

@@ -215,7 +215,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
             },
             query
           )
-          assert.include(page.text, `(${api["from"]} to ${api["to"]})`, query)
+          assert.include(page.text, `${api["from"]} to ${api["to"]}`, query)
           if (heading !== "") assert.match(page.text, new RegExp(`<h2 id="summary">${heading} `), query)
           assert.notInclude(page.text, 'role="alert"', query)
         }

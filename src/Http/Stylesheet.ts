@@ -103,9 +103,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.url, .address { word-break: break-all; }
 .address { display: block; font-weight: 400; font-size: var(--step--1); }
 td.nowrap, td time { white-space: nowrap; }
-/* A row's name is a link on its own, set off by its weight; links within text keep their underline. */
-tbody th > a { text-decoration: none; }
-tbody th > a:hover { text-decoration: underline; }
+/* A row's name that is a link on its own is set off by its weight; links beside other content keep their underline. */
+tbody th > a:only-child { text-decoration: none; }
+tbody th > a:only-child:hover { text-decoration: underline; }
 /* On a phone a table shows the day of a time, so that more columns fit before the table scrolls. */
 @media (max-width: 40rem) { th, td { padding: var(--space-2); } thead th { white-space: normal; }
   td time .time-of-day { display: none; } }

@@ -3,7 +3,7 @@ import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { html, type SafeHtml } from "../Http/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
 import type { RevisionEntry } from "./ArticleRepo.js"
-import { externalLink, layout, none, tableWrap, timestamp, type Viewer } from "./Layout.js"
+import { externalLink, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
 /** The stylesheet of the sandboxed body frame: protected links stand out. */
 export const frameStylesheetHref = "/assets/frame.css"
@@ -49,18 +49,22 @@ const isOriginal = (entry: { readonly number: number; readonly origin: string })
 const historyTable = (articleId: number, entries: ReadonlyArray<RevisionEntry>) =>
   entries.length === 0
     ? html`<p>No changes have been made through the service yet.</p>`
-    : tableWrap(
-        "Revision history",
-        html`<table>
-<caption class="visually-hidden">Revisions, newest first</caption>
-<thead><tr><th scope="col" class="num">Revision</th><th scope="col">Time</th><th scope="col">Origin</th><th scope="col">Who</th><th scope="col">Reason</th></tr></thead>
-<tbody>${entries.map(
+    : stackedTable({
+        caption: "Revisions, newest first",
+        columns: [{ label: "Revision" }, { label: "Time" }, { label: "Origin" }, { label: "Who" }, { label: "Reason" }],
+        rows: entries.map(
           (entry) =>
-            html`<tr><td class="num"><a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a>${
-              isOriginal(entry) ? html` <span class="badge">original</span>` : null
-            }</td><td>${timestamp(entry.created_at)}</td><td>${entry.origin}</td><td>${who(entry)}</td><td>${entry.reason ?? none}</td></tr>`
-        )}</tbody></table>`
-      )
+            [
+              html`<a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a>${
+                isOriginal(entry) ? html` <span class="badge">original</span>` : null
+              }`,
+              timestamp(entry.created_at),
+              entry.origin,
+              who(entry),
+              entry.reason ?? none
+            ] as const
+        )
+      })
 
 /** `GET /articles/:id`: the article, its body, its protected links, the editor and the revision history. */
 export const articlePage = (options: {

@@ -69,7 +69,10 @@ export const periodHeading = (view: PeriodView, stats: Stats) => {
         : view.from === view.to
           ? view.from
           : `${view.from} to ${view.to}`
-  return html`${name} <span class="period-range">(${stats.from} to ${stats.to})</span>`
+  // A range names its days already; the other periods say which days they came to.
+  return view.kind === "range"
+    ? html`${name}`
+    : html`${name} <span class="period-range">(${stats.from} to ${stats.to})</span>`
 }
 
 /**
