@@ -35,6 +35,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
       record,
       prune,
       activityOfArticle: repo.activityOfArticle,
+      activityOfAccount: repo.activityOfAccount,
       retentionDays: config.auditRetentionDays
     }
   })

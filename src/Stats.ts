@@ -2,11 +2,11 @@ import { Clock, Effect, Either } from "effect"
 import type { Credential } from "./Domain/Credential.js"
 import { ValidationError } from "./Domain/Errors.js"
 import type { SiteId } from "./Domain/Ids.js"
-import { resolvePeriod } from "./Domain/Period.js"
+import { lastMonths, resolvePeriod } from "./Domain/Period.js"
 import { Stats as StatsData } from "./Domain/Stats.js"
 import { Sites } from "./Sites.js"
 import type { StatsQuery } from "./Stats/Api.js"
-import { StatsRepo } from "./Stats/Repo.js"
+import { type MonthCounts, StatsRepo } from "./Stats/Repo.js"
 
 export class Stats extends Effect.Service<Stats>()("Stats", {
   dependencies: [StatsRepo.Default, Sites.Default],
@@ -28,6 +28,20 @@ export class Stats extends Effect.Service<Stats>()("Stats", {
       })
     })
 
-    return { get }
+    /**
+     * The website's counts for each of the `count` UTC months that end with the current one, oldest first, by the
+     * same rules as `get` (a month with nothing in it is all zeros).
+     */
+    const monthly = Effect.fn("Stats.monthly")(function* (credential: Credential, siteId: SiteId, count: number) {
+      yield* sites.requireReadable(credential, siteId)
+      const { months, range } = lastMonths(new Date(yield* Clock.currentTimeMillis), count)
+      const found = new Map((yield* repo.byMonth(siteId, range)).map((row) => [row.month, row]))
+      return months.map(
+        (month): MonthCounts =>
+          found.get(month) ?? { month, articles_published: 0, backlinks_industry: 0, backlinks_local: 0 }
+      )
+    })
+
+    return { get, monthly }
   })
 }) {}

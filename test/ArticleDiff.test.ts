@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { lineDiff } from "../src/Web/ArticleDiff.js"
+import { foldDiff, lineDiff } from "../src/Web/ArticleDiff.js"
+
+const lines = (count: number, prefix = "line") => Array.from({ length: count }, (_, i) => `<p>${prefix} ${i}</p>`)
 
 describe("lineDiff", () => {
   it("keeps common lines and marks removed and added ones in order", () => {
@@ -14,5 +16,74 @@ describe("lineDiff", () => {
 
   it("an identical text has only kept lines", () => {
     assert.isTrue(lineDiff("p\nq", "p\nq").every((line) => line.kind === "same"))
+  })
+
+  it("a 10,000-line body with one paragraph changed compares only that region, and lists every line once", () => {
+    const before = lines(10_000)
+    const after = [...before]
+    after[5_000] = "<p>changed in the middle</p>"
+    after.splice(5_002, 0, "<p>added two lines on</p>")
+    const diff = lineDiff(before.join("\n"), after.join("\n"))
+    assert.deepStrictEqual(
+      diff.filter((line) => line.kind !== "same"),
+      [
+        { kind: "removed", text: "<p>line 5000</p>" },
+        { kind: "added", text: "<p>changed in the middle</p>" },
+        { kind: "added", text: "<p>added two lines on</p>" }
+      ]
+    )
+    assert.strictEqual(diff.filter((line) => line.kind !== "added").length, before.length)
+    assert.strictEqual(diff.filter((line) => line.kind !== "removed").length, after.length)
+  })
+
+  it("edits near both ends of a 2,000-line body are found line by line", () => {
+    const before = lines(2_000)
+    const after = [...before]
+    after[3] = "<p>changed near the start</p>"
+    after.splice(1_990, 1)
+    const diff = lineDiff(before.join("\n"), after.join("\n"))
+    assert.deepStrictEqual(
+      diff.filter((line) => line.kind !== "same"),
+      [
+        { kind: "removed", text: "<p>line 3</p>" },
+        { kind: "added", text: "<p>changed near the start</p>" },
+        { kind: "removed", text: "<p>line 1990</p>" }
+      ]
+    )
+  })
+
+  it("two long bodies with nothing in common are all removed then all added, without a table of their size", () => {
+    const before = lines(6_000, "old")
+    const after = lines(6_000, "new")
+    const diff = lineDiff(before.join("\n"), after.join("\n"))
+    assert.deepStrictEqual(
+      diff.map((line) => line.text),
+      [...before, ...after]
+    )
+    assert.isTrue(diff.slice(0, 6_000).every((line) => line.kind === "removed"))
+  })
+})
+
+describe("foldDiff", () => {
+  it("keeps three lines around each change and folds the kept runs between into gaps", () => {
+    const before = lines(20)
+    const after = [...before]
+    after[10] = "<p>changed</p>"
+    const folded = foldDiff(lineDiff(before.join("\n"), after.join("\n")))
+    assert.deepStrictEqual(folded[0], { kind: "gap", lines: 7 })
+    assert.deepStrictEqual(
+      folded.slice(1, -1).map((item) => (item.kind === "gap" ? "gap" : `${item.kind} ${item.text}`)),
+      [
+        "same <p>line 7</p>",
+        "same <p>line 8</p>",
+        "same <p>line 9</p>",
+        "removed <p>line 10</p>",
+        "added <p>changed</p>",
+        "same <p>line 11</p>",
+        "same <p>line 12</p>",
+        "same <p>line 13</p>"
+      ]
+    )
+    assert.deepStrictEqual(folded.at(-1), { kind: "gap", lines: 6 })
   })
 })

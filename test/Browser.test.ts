@@ -1,284 +1,191 @@
-import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
-import type { ArticleId } from "../src/Domain/Ids.js"
-import { browserAvailable, ChromiumLive, inBrowser, newPage, screenshot } from "./support/Browser.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
-import { apiStatus, PASSWORD, readByApiAndMcp } from "./support/WebPages.js"
+import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
+import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
+import { checkPage, SCREENS, tabThrough } from "./support/PageChecks.js"
+import { TestServerLive } from "./support/TestServer.js"
+import { inMonth } from "./support/WebPages.js"
 
-/**
- * Under `layer(...)` the server runs on the test clock, which starts at the epoch; the browser's requests meet that
- * clock too. Each test starts at the real time and a minute after the previous one, so that no two share a
- * request-limit window.
- */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+/** The `YYYY-MM` of the month `monthsAgo` months before this one, and its first day. */
+const monthOf = (monthsAgo: number) => inMonth(1, monthsAgo).slice(0, 7)
 
-/** A new account with a password and one website, and a fresh browser page on the server. */
-const visitor = (options: { readonly viewport?: { width: number; height: number } } = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const email = `browser-${crypto.randomUUID().slice(0, 8)}@example.com`
-    const account = yield* app.makeAccount({ email, password: PASSWORD })
-    const siteId = yield* app.makeSite(account.accountId, { name: "Garden Tools Weekly" })
-    const page = yield* newPage({ baseURL: app.baseUrl, ...options })
-    return { app, page, siteId, ...account }
-  })
-
-/** Opens a protected page, is sent to sign in, fills the form by its labels and lands back on the page. */
-const signIn = (page: Page, email: string, path = "/sites") =>
-  inBrowser(async () => {
-    await page.goto(path)
-    await page.waitForURL(`**/signin?return_to=${encodeURIComponent(path)}`)
-    await page.getByLabel("E-mail").fill(email)
-    await page.getByLabel("Password").fill(PASSWORD)
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await page.waitForURL(`**${path}`)
-  })
-
-const PARTNER = { href: "https://partner.example/", text: "our partner" }
-const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a> today.</p>`
-
-/** A visitor whose website has an article with a protected link. */
-const withArticle = Effect.gen(function* () {
-  const found = yield* visitor()
-  const articleId = yield* found.app.makeArticle(found.siteId, {
-    title: "Pipes in winter",
-    meta_description: "Old meta",
-    body: PROTECTED_BODY
-  })
-  return { ...found, articleId }
-})
-
-const articleRow = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ title: string; body: string }>`select title, body from articles where id = ${id}`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.orDie
+/** The summary numbers of the website page, by their labels. */
+const summary = (page: Page) =>
+  inBrowser(() =>
+    page.evaluate(() =>
+      Object.fromEntries(
+        [...document.querySelectorAll("dl.stats div")].map((item) => [
+          item.querySelector("dt")?.textContent ?? "",
+          Number(item.querySelector("dd")?.textContent)
+        ])
+      )
     )
   )
 
-const revisions = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ number: number; origin: string; title: string; body: string }>`
-      select number, origin, title, body from article_revisions where article_id = ${id} order by number`.pipe(
-      Effect.orDie
-    )
+/** The rows of a chart's table for screen readers, as `month: values`. */
+const chartRows = (page: Page, caption: string) =>
+  inBrowser(() =>
+    page
+      .getByRole("table", { name: caption })
+      .locator("tbody tr")
+      .evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent ?? "").join(" | ")))
   )
 
-/** Submits the editor with `fields` changed, then waits for the page that answers. */
-const saveInEditor = (page: Page, fields: { readonly title?: string; readonly body?: string }) =>
-  inBrowser(async () => {
-    if (fields.title !== undefined) await page.getByLabel("Title").fill(fields.title)
-    if (fields.body !== undefined) await page.getByLabel("HTML body").fill(fields.body)
-    await Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: "Save" }).click()])
+const monthName = (monthsAgo: number) =>
+  new Date(`${monthOf(monthsAgo)}-15T00:00:00Z`).toLocaleString("en-GB", {
+    month: "long",
+    year: "numeric",
+    timeZone: "UTC"
   })
-
-/** The text a reader sees in the first element matching `selector` (Playwright's rendered text, not the DOM's). */
-// biome-ignore lint/performance/useDomNodeTextContent: this is Playwright's Locator, and the rendered text is the point
-const text = (page: Page, selector: string) => inBrowser(() => page.locator(selector).innerText())
 
 describe.runIf(browserAvailable())("in a browser", () => {
-  layer(Layer.merge(TestServerLive, ChromiumLive))("browser", (it) => {
-    describe("signing in and the website pages", () => {
-      it.scoped("signing in with e-mail and password lands on the websites list, which opens a website", () =>
+  layer(Layer.merge(TestServerLive, ChromiumLive))("browser: sign-in and websites", (it) => {
+    for (const screen of SCREENS) {
+      const at = `at ${screen.width} px`
+
+      it.scoped(`${at}: sign-in by e-mail and password, by keyboard alone, lands on the websites list`, () =>
         Effect.gen(function* () {
           yield* startClock
-          const { page, email } = yield* visitor()
-          yield* signIn(page, email)
+          const { page, email } = yield* visitor(screen)
+          yield* inBrowser(() => page.goto("/signin"))
+          assert.include(yield* text(page, "header"), "Content and Backlink Service")
+          yield* checkPage(page, "signin")
+          // Tab reaches the fields and the button in order, each with a visible focus ring; Enter signs in.
+          assert.deepStrictEqual(yield* tabThrough(page, 3), ["E-mail", "Password", "Sign in"])
+          yield* inBrowser(() => page.getByLabel("E-mail").fill(email))
+          yield* inBrowser(() => page.getByLabel("Password").fill("correct horse battery staple"))
+          yield* follow(page, () => page.getByLabel("Password").press("Enter"))
+          assert.strictEqual(new URL(page.url()).pathname, "/sites")
           assert.strictEqual(yield* text(page, "h1"), "Websites")
           assert.include(yield* text(page, "header.site"), email)
-          yield* screenshot(page, "01-websites")
+          yield* checkPage(page, "websites")
 
-          yield* inBrowser(() => page.getByRole("link", { name: "Garden Tools Weekly" }).click())
-          yield* inBrowser(() => page.waitForURL(/\/sites\/\d+$/))
-          assert.strictEqual(yield* text(page, "h1"), "Garden Tools Weekly")
-          yield* screenshot(page, "02-website")
-        })
-      )
-
-      it.scoped("Tab moves through the sign-in form: e-mail, password, then the submit button", () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { page } = yield* visitor()
+          // Reached directly while signed in, /signin leads on to the websites.
           yield* inBrowser(() => page.goto("/signin"))
-          yield* screenshot(page, "03-signin")
-          // The name of the focused element: its label, or a button's text.
-          const focused = inBrowser(() =>
-            page.evaluate(() => {
-              const element = document.activeElement
-              if (element instanceof HTMLInputElement) return element.labels?.[0]?.textContent ?? element.name
-              return element?.textContent?.trim() ?? ""
-            })
-          )
-          const order: Array<string> = []
-          for (let i = 0; i < 3; i++) {
-            yield* inBrowser(() => page.keyboard.press("Tab"))
-            order.push(yield* focused)
-          }
-          assert.deepStrictEqual(order, ["E-mail", "Password", "Sign in"])
+          yield* checkPage(page, "signin-signed-in")
+          yield* follow(page, () => page.getByRole("link", { name: "Go to your websites" }).click())
+          assert.strictEqual(new URL(page.url()).pathname, "/sites")
+
+          yield* follow(page, () => page.getByRole("button", { name: "Sign out" }).click())
+          assert.strictEqual(new URL(page.url()).pathname, "/signin")
+          yield* checkPage(page, "signed-out")
         })
       )
 
-      it.scoped("on a 375 pixel wide screen the websites page does not scroll sideways", () =>
+      it.scoped(`${at}: the website page charts twelve months and its period picker drives the counts`, () =>
         Effect.gen(function* () {
           yield* startClock
-          const { page, email } = yield* visitor({ viewport: { width: 375, height: 740 } })
+          const { app, page, email, siteId } = yield* visitor(screen)
+          for (const day of [2, 3, 4]) yield* app.makeArticle(siteId, { published_at: inMonth(day) })
+          for (const day of [5, 6]) yield* app.makeArticle(siteId, { published_at: inMonth(day, 1) })
+          // Scheduled with a date: not published, so not counted (CONTRACT.md "Stats").
+          yield* app.makeArticle(siteId, { status: "scheduled", published_at: inMonth(20, 1) })
+          yield* app.makeArticle(siteId, { published_at: inMonth(10, 4) })
+          yield* app.makeBacklink(siteId, { acquired_at: inMonth(2), category: "industry" })
+          yield* app.makeBacklink(siteId, { acquired_at: inMonth(3), category: "industry" })
+          yield* app.makeBacklink(siteId, { acquired_at: inMonth(3), category: "local" })
+          for (const day of [7, 8]) yield* app.makeBacklink(siteId, { acquired_at: inMonth(day, 1), category: "local" })
+          yield* app.makeBacklink(siteId, { acquired_at: inMonth(12, 3), category: "industry" })
+
           yield* signIn(page, email)
-          const width = yield* inBrowser(() => page.evaluate(() => document.documentElement.scrollWidth))
-          yield* screenshot(page, "04-websites-narrow")
-          assert.isAtMost(width, 375)
-        })
-      )
-
-      it.scoped("after signing out, a protected page sends the browser to sign in", () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { page, email } = yield* visitor()
-          yield* signIn(page, email, "/connection")
-          yield* inBrowser(() => page.getByRole("button", { name: "Sign out" }).click())
-          yield* inBrowser(() => page.waitForURL("**/signin"))
-          yield* screenshot(page, "05-signed-out")
-          yield* inBrowser(() => page.goto("/connection"))
-          assert.strictEqual(
-            new URL(page.url()).pathname + new URL(page.url()).search,
-            "/signin?return_to=%2Fconnection"
-          )
-          assert.strictEqual(yield* text(page, "h1"), "Sign in")
-        })
-      )
-    })
-
-    describe("site connection", () => {
-      it.scoped(
-        "a key created in the page is shown once, works with the API, and is refused with 401 once revoked",
-        () =>
-          Effect.gen(function* () {
-            yield* startClock
-            const { page, email } = yield* visitor()
-            yield* signIn(page, email, "/connection")
-            yield* screenshot(page, "06-connection")
-
-            yield* inBrowser(() => page.getByLabel("Key name").fill("Browser script"))
-            yield* inBrowser(() =>
-              Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: "Create key" }).click()])
-            )
-            assert.include(yield* text(page, "main"), "will not be shown again")
-            const key = yield* inBrowser(() => page.locator("#new-key").inputValue())
-            assert.match(key, /^cbs_/)
-            // The copy button appears once its script has run; found by its accessible name, it copies the key field.
-            const copy = page.getByRole("button", { name: "Copy", exact: true })
-            yield* inBrowser(() => copy.waitFor({ state: "visible" }))
-            assert.strictEqual(yield* inBrowser(() => copy.getAttribute("data-copy")), "new-key")
-            yield* screenshot(page, "07-key-created")
-            assert.strictEqual(yield* apiStatus(key), 200)
-
-            yield* inBrowser(() => page.goto("/connection"))
-            assert.notInclude(yield* inBrowser(() => page.content()), key)
-            yield* inBrowser(() => page.getByRole("button", { name: "Revoke key Browser script" }).click())
-            yield* inBrowser(() => page.waitForURL(/\/connection\?done=key-revoked#keys$/))
-            assert.include(yield* text(page, "main"), "The key was revoked.")
-            yield* screenshot(page, "08-key-revoked")
-            assert.strictEqual(yield* apiStatus(key), 401)
+          yield* follow(page, () => page.getByRole("link", { name: "Garden Tools Weekly" }).click())
+          assert.strictEqual(yield* text(page, "h1"), "Garden Tools Weekly")
+          assert.deepStrictEqual(yield* summary(page), {
+            "Articles published": 3,
+            "Backlinks acquired": 3,
+            "Industry backlinks": 2,
+            "Local backlinks": 1
           })
-      )
-    })
-    describe("the article page", () => {
-      it.scoped("a title saved in the editor is a revision with origin editor", () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { page, email, articleId } = yield* withArticle
-          yield* signIn(page, email, `/articles/${articleId}`)
-          assert.strictEqual(yield* text(page, "h1"), "Pipes in winter")
-          yield* screenshot(page, "09-article")
+          // The charts' figures, for screen readers: twelve months, oldest first, ending with this one.
+          const articles = yield* chartRows(page, "Articles published per month")
+          assert.strictEqual(articles.length, 12)
+          assert.strictEqual(articles[11], `${monthName(0)} | 3`)
+          assert.strictEqual(articles[10], `${monthName(1)} | 2`)
+          assert.strictEqual(articles[7], `${monthName(4)} | 1`)
+          const backlinks = yield* chartRows(page, "Backlinks acquired per month")
+          assert.strictEqual(backlinks[11], `${monthName(0)} | 2 | 1 | 3`)
+          assert.strictEqual(backlinks[10], `${monthName(1)} | 0 | 2 | 2`)
+          assert.strictEqual(backlinks[8], `${monthName(3)} | 1 | 0 | 1`)
+          assert.strictEqual(yield* inBrowser(() => page.locator("svg.chart rect").count()), 3 + 4)
+          yield* checkPage(page, "website")
 
-          yield* saveInEditor(page, { title: "Pipes in a cold winter" })
-          const saved = yield* revisions(articleId)
-          assert.strictEqual(saved.length, 1)
-          assert.strictEqual(saved[0]!.origin, "editor")
-          assert.strictEqual(saved[0]!.title, "Pipes in a cold winter")
-          assert.strictEqual(new URL(page.url()).search, `?saved=${saved[0]!.number}`)
-          assert.strictEqual(yield* text(page, "[role=status]"), `Saved as revision ${saved[0]!.number}.`)
-          assert.strictEqual(yield* text(page, "h1"), "Pipes in a cold winter")
-          assert.strictEqual((yield* articleRow(articleId)).title, "Pipes in a cold winter")
-          yield* screenshot(page, "10-article-saved")
+          yield* follow(page, () => page.getByRole("link", { name: "Last month" }).click())
+          assert.include(yield* text(page, "#summary"), "Last month")
+          assert.deepStrictEqual(yield* summary(page), {
+            "Articles published": 2,
+            "Backlinks acquired": 2,
+            "Industry backlinks": 0,
+            "Local backlinks": 2
+          })
+
+          yield* inBrowser(() => page.getByLabel("A month").fill(monthOf(3)))
+          yield* follow(page, () => page.getByRole("button", { name: "Show month" }).click())
+          assert.include(yield* text(page, "#summary"), monthName(3))
+          assert.strictEqual((yield* summary(page))["Industry backlinks"], 1)
+
+          yield* inBrowser(() => page.getByLabel("From", { exact: true }).fill(`${monthOf(4)}-01`))
+          yield* inBrowser(() => page.getByLabel("To", { exact: true }).fill(inMonth(28).slice(0, 10)))
+          yield* follow(page, () => page.getByRole("button", { name: "Show range" }).click())
+          assert.deepStrictEqual(yield* summary(page), {
+            "Articles published": 6,
+            "Backlinks acquired": 6,
+            "Industry backlinks": 3,
+            "Local backlinks": 3
+          })
+          yield* checkPage(page, "website-range")
+
+          // A range the stats refuse is said, and this month's counts are shown instead.
+          yield* inBrowser(() => page.goto(`/sites/${siteId}?from=${monthOf(0)}-10&to=${monthOf(0)}-01`))
+          assert.include(yield* text(page, "[role=alert]"), "from must not be after to.")
+          assert.strictEqual((yield* summary(page))["Articles published"], 3)
         })
       )
 
-      it.scoped("removing a protected link in the editor is refused: the page says why and nothing is saved", () =>
+      it.scoped(`${at}: the website page is usable by keyboard, in the dark theme too`, () =>
         Effect.gen(function* () {
           yield* startClock
-          const { page, email, articleId } = yield* withArticle
-          yield* signIn(page, email, `/articles/${articleId}`)
-          yield* saveInEditor(page, { body: "<p>Read about our partner today.</p>" })
-          const alert = yield* text(page, "[role=alert]")
-          assert.include(alert, "Nothing was saved.")
-          assert.include(alert, "This change would remove or alter these protected links")
-          assert.include(alert, `“${PARTNER.text}” → ${PARTNER.href}`)
-          // The submitted text stays in the editor, so the work is not lost.
-          assert.strictEqual(
-            yield* inBrowser(() => page.getByLabel("HTML body").inputValue()),
-            "<p>Read about our partner today.</p>"
-          )
-          yield* screenshot(page, "11-protected-link-refused")
-          const row = yield* articleRow(articleId)
-          assert.strictEqual(row.body, PROTECTED_BODY)
-          assert.strictEqual(row.title, "Pipes in winter")
-          assert.deepStrictEqual(yield* revisions(articleId), [])
+          const { app, page, email, siteId } = yield* visitor(screen)
+          yield* app.makeArticle(siteId, { title: "Winter pruning", published_at: inMonth(2) })
+          yield* app.makeBacklink(siteId, { acquired_at: inMonth(2), category: "local" })
+          yield* signIn(page, email, `/sites/${siteId}`)
+          const order = yield* tabThrough(page, 11)
+          assert.deepStrictEqual(order.slice(0, 5), [
+            "Skip to content",
+            "Content and Backlink Service",
+            "Websites",
+            "Activity",
+            "Site connection"
+          ])
+          assert.include(order, "Sign out")
+          assert.include(order, "Last month")
+          // Enter on a focused period link follows it.
+          yield* inBrowser(() => page.getByRole("link", { name: "Last month" }).focus())
+          yield* follow(page, () => page.keyboard.press("Enter"))
+          assert.include(new URL(page.url()).search, "period=last_month")
+
+          yield* inBrowser(() => page.emulateMedia({ colorScheme: "dark" }))
+          yield* inBrowser(() => page.goto(`/sites/${siteId}`))
+          yield* checkPage(page, "website-dark")
         })
       )
 
-      it.scoped("an earlier revision opened from the history is restored as a new editor revision", () =>
+      it.scoped(`${at}: a missing page says so with the navigation, and the icon is served`, () =>
         Effect.gen(function* () {
           yield* startClock
-          const { page, email, articleId } = yield* withArticle
-          yield* signIn(page, email, `/articles/${articleId}`)
-          yield* saveInEditor(page, { title: "First", body: `${PROTECTED_BODY}\n<p>First version.</p>` })
-          yield* saveInEditor(page, { title: "Second", body: `${PROTECTED_BODY}\n<p>Second version.</p>` })
-          const [first, second] = yield* revisions(articleId)
-          yield* inBrowser(() => page.getByRole("link", { name: String(first!.number), exact: true }).click())
-          yield* inBrowser(() => page.waitForURL(`**/articles/${articleId}/revisions/${first!.number}`))
-          assert.strictEqual(yield* text(page, "h1"), `Revision ${first!.number} of Second`)
-          yield* screenshot(page, "12-revision")
-
-          yield* inBrowser(() => page.getByRole("button", { name: "Restore this revision" }).click())
-          yield* inBrowser(() => page.waitForURL(/\/articles\/\d+\?saved=\d+$/))
-          const all = yield* revisions(articleId)
-          assert.strictEqual(all.length, 3)
-          assert.strictEqual(all[2]!.number, second!.number + 1)
-          assert.strictEqual(all[2]!.origin, "editor")
-          assert.strictEqual(all[2]!.title, "First")
-          assert.strictEqual(all[2]!.body, first!.body)
-          assert.strictEqual(yield* text(page, "[role=status]"), `Saved as revision ${all[2]!.number}.`)
-          assert.strictEqual(yield* text(page, "h1"), "First")
-          yield* screenshot(page, "13-revision-restored")
+          const { app, page, email } = yield* visitor(screen)
+          yield* signIn(page, email)
+          yield* inBrowser(() => page.goto("/sites/999999999"))
+          assert.strictEqual(yield* text(page, "h1"), "Not found")
+          yield* checkPage(page, "not-found")
+          const icon = yield* app.fetch("/favicon.ico")
+          assert.strictEqual(icon.status, 200)
+          assert.strictEqual(icon.headers.get("content-type"), "image/svg+xml")
+          assert.include(yield* Effect.promise(() => icon.text()), "<svg")
+          const linked = yield* inBrowser(() => page.locator('link[rel="icon"]').getAttribute("href"))
+          assert.strictEqual((yield* app.fetch(linked!)).status, 200)
         })
       )
-
-      it.scoped("the activity log lists the article's API and MCP calls", () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { page, email, articleId, key } = yield* withArticle
-          yield* readByApiAndMcp({ articleId, key, email })
-
-          yield* signIn(page, email, `/articles/${articleId}`)
-          yield* inBrowser(() => page.getByRole("link", { name: "Activity log" }).click())
-          yield* inBrowser(() => page.waitForURL(`**/articles/${articleId}/activity`))
-          const rows = yield* inBrowser(() => page.locator("tbody tr").allInnerTexts())
-          const apiRow = rows.find((row) => row.includes(`GET /api/v1/articles/${articleId}`))
-          const mcpRow = rows.find((row) => row.includes("get_article"))
-          assert.isDefined(apiRow, rows.join("\n"))
-          assert.isDefined(mcpRow, rows.join("\n"))
-          assert.include(apiRow!, "API")
-          assert.include(apiRow!, "200")
-          assert.include(mcpRow!, "MCP")
-          yield* screenshot(page, "14-activity")
-        })
-      )
-    })
+    }
   })
 })

@@ -35,7 +35,7 @@ const endOf = (date: Date) => `${day(date)}T23:59:59Z`
 /**
  * Puts, for the inclusive range `first`..`last`, articles and backlinks on both edges (counted) and just outside
  * them (not counted): 2 articles, 3 industry and 2 local backlinks inside. Also an article and a backlink without
- * a date, which no range counts.
+ * a date, which no range counts, and a scheduled and a draft article dated inside, which are not published.
  */
 const rangeFixture = (siteId: SiteId, first: Date, last: Date) =>
   Effect.gen(function* () {
@@ -47,6 +47,9 @@ const rangeFixture = (siteId: SiteId, first: Date, last: Date) =>
     yield* app.makeArticle(siteId, { published_at: endOf(dayBefore) })
     yield* app.makeArticle(siteId, { published_at: startOf(dayAfter) })
     yield* app.makeArticle(siteId, { published_at: null, status: "draft" })
+    // Dated inside the range but not published (yet): articles_published counts published articles only.
+    yield* app.makeArticle(siteId, { published_at: startOf(first), status: "scheduled" })
+    yield* app.makeArticle(siteId, { published_at: endOf(last), status: "draft" })
     yield* app.makeBacklink(siteId, { acquired_at: startOf(first), category: "industry" })
     yield* app.makeBacklink(siteId, { acquired_at: `${day(first)}T12:00:00Z`, category: "industry" })
     yield* app.makeBacklink(siteId, { acquired_at: endOf(last), category: "industry" })

@@ -335,7 +335,7 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.strictEqual(put.status, 200, yield* Effect.promise(() => put.text()))
         const page = yield* open(browser, `/articles/${articleId}`)
         const row = rowWith(page.text, "api change")
-        assert.include(row, "<td>API</td>")
+        assert.include(row, '<td data-label="Origin">API</td>')
         assert.include(row, "API key “key ")
         // A revision without the protected link (as an import might have left one): restoring it would drop the link.
         const sql = yield* SqlClient.SqlClient
@@ -405,7 +405,7 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.include(rowWith(activity.text, "get_article"), "MCP")
         assert.include(rowWith(activity.text, `GET /api/v1/articles/${articleId}`), "API")
         const onlyEditor = yield* open(browser, `/articles/${articleId}/activity?origin=editor`)
-        assert.strictEqual((onlyEditor.text.match(/<tr><td>/g) ?? []).length, 4)
+        assert.strictEqual((onlyEditor.text.match(/<tr><th scope="row">/g) ?? []).length, 4)
         assert.notInclude(onlyEditor.text, "get_article")
         const onlyMcp = yield* open(browser, `/articles/${articleId}/activity?origin=MCP`)
         assert.notInclude(onlyMcp.text, "first save")
@@ -431,12 +431,12 @@ layer(TestServerLive)("web pages: article", (it) => {
           })}`.pipe(Effect.orDie)
         }
         const first = yield* open(browser, `/articles/${articleId}/activity`)
-        assert.strictEqual((first.text.match(/<tr><td>/g) ?? []).length, 50)
+        assert.strictEqual((first.text.match(/<tr><th scope="row">/g) ?? []).length, 50)
         assert.include(first.text, "call=50")
         assert.notInclude(first.text, "call=0<")
         assert.include(first.text, `href="/articles/${articleId}/activity?page=2" rel="next"`)
         const second = yield* open(browser, `/articles/${articleId}/activity?page=2`)
-        assert.strictEqual((second.text.match(/<tr><td>/g) ?? []).length, 1)
+        assert.strictEqual((second.text.match(/<tr><th scope="row">/g) ?? []).length, 1)
         assert.include(second.text, "call=0<")
         assert.notInclude(second.text, 'rel="next"')
       })

@@ -2,7 +2,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId } from "../src/Domain/Ids.js"
-import { makeBrowser, postRpc, signInWithSdk, toolsList } from "./support/McpClient.js"
+import { makeBrowser, postRpc, REDIRECT_URI, signInWithSdk, toolsList } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { apiStatus, assertPageHeaders, open, PASSWORD, rowWith, signedInAccount } from "./support/WebPages.js"
 
@@ -44,6 +44,28 @@ layer(TestServerLive)("web pages: site connection", (it) => {
         assert.notInclude(listing.text, key!)
         const stored = (yield* keysOf(accountId)).find((k) => k.name === "Reporting script")
         assert.isFalse(stored!.is_admin)
+      })
+    )
+
+    it.effect("Revoke asks first, on a page that names the key; the key is revoked only by that page's button", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, accountId, key } = yield* signedInAccount()
+        const [own] = yield* keysOf(accountId)
+        const listing = yield* open(browser, "/connection")
+        assert.include(rowWith(listing.text, own!.prefix), `href="/connection/keys/${own!.id}/revoke"`)
+        const confirm = yield* open(browser, `/connection/keys/${own!.id}/revoke`)
+        assert.include(confirm.text, `<h1>Revoke the key “${own!.name}”?</h1>`)
+        assert.include(confirm.text, `<code>${own!.prefix}…</code>`)
+        assert.match(confirm.text, /<form method="post" action="\/connection\/keys\/\d+\/revoke">/)
+        assert.strictEqual(yield* apiStatus(key), 200)
+        const other = yield* signedInAccount()
+        assert.strictEqual((yield* other.browser.get(`/connection/keys/${own!.id}/revoke`)).status, 404)
+        const revoked = yield* browser.post(`/connection/keys/${own!.id}/revoke`, { csrf: confirm.csrf })
+        assert.strictEqual(revoked.status, 303)
+        assert.strictEqual(yield* apiStatus(key), 401)
+        // A revoked key has nothing left to confirm.
+        assert.strictEqual((yield* browser.get(`/connection/keys/${own!.id}/revoke`)).status, 404)
       })
     )
 
@@ -136,7 +158,15 @@ layer(TestServerLive)("web pages: site connection", (it) => {
         assert.include(page.text, `value="${mcpUrl}"`)
         const row = rowWith(page.text, "MCP Test Assistant")
         const clientId = provider.client!.client_id
-        assert.include(row, `action="/connection/assistants/${clientId}/revoke"`)
+        // Told apart by its client id and return address; its access was used a moment ago.
+        assert.include(row, `<code>${clientId}</code>`)
+        assert.include(row, `<code>${REDIRECT_URI}</code>`)
+        assert.strictEqual(row.match(/<time datetime=/g)?.length, 2, row)
+        // Disconnect asks first: a page that names the assistant, with the button that does it.
+        assert.include(row, `href="/connection/assistants/${clientId}/revoke"`)
+        const confirm = yield* open(browser, `/connection/assistants/${clientId}/revoke`)
+        assert.include(confirm.text, "<h1>Disconnect MCP Test Assistant?</h1>")
+        assert.include(confirm.text, `action="/connection/assistants/${clientId}/revoke"`)
 
         // Without the CSRF token nothing happens; for another user the assistant does not exist.
         const forged = yield* browser.post(`/connection/assistants/${clientId}/revoke`, { csrf: "forged" })

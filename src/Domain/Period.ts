@@ -52,3 +52,24 @@ export const resolvePeriod = (
       : "period must be this_month, last_month, last_30_days, YYYY-MM or YYYY-MM-DD."
   )
 }
+
+/**
+ * The `count` calendar months (UTC) that end with the current one, oldest first, as `YYYY-MM`, and the days they
+ * cover. For the per-month charts: `lastMonths(now, 12)` is this month and the eleven before it.
+ */
+export const lastMonths = (
+  now: Date,
+  count: number
+): { readonly months: ReadonlyArray<string>; readonly range: DateRange } => {
+  const year = now.getUTCFullYear()
+  const month = now.getUTCMonth() + 1
+  const months = Array.from({ length: count }, (_, i) => {
+    const index = year * 12 + (month - 1) - (count - 1 - i)
+    return `${String(Math.floor(index / 12)).padStart(4, "0")}-${String((index % 12) + 1).padStart(2, "0")}`
+  })
+  const [firstYear, firstMonth] = months[0]!.split("-").map(Number) as [number, number]
+  return {
+    months,
+    range: { from: monthRange(firstYear, firstMonth).from, to: monthRange(year, month).to }
+  }
+}

@@ -1,5 +1,6 @@
 import { HttpServerResponse } from "@effect/platform"
-import { stylesheetHref } from "./Assets.js"
+import { iconHref, stylesheetHref } from "./Assets.js"
+import { logoSvg } from "./Icon.js"
 
 /** Markup that is already safe: produced by `html`, never by concatenating input. */
 export class SafeHtml {
@@ -27,22 +28,35 @@ const render = (value: Interpolation): string => {
 export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<Interpolation>): SafeHtml =>
   new SafeHtml(strings.reduce((out, part, i) => out + part + (i < values.length ? render(values[i]) : ""), ""))
 
-/** The `<head>` of every page: the site's one stylesheet, and scripts only from `/assets/`. */
+/** The product's name, in every page's title and header. */
+export const PRODUCT_NAME = "Content and Backlink Service"
+
+/** The `<head>` of every page: the title with the product's name, the icon, the one stylesheet, scripts from `/assets/`. */
 export const head = (title: string, scripts: ReadonlyArray<string> = []) =>
   html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
+<title>${title} · ${PRODUCT_NAME}</title>
+<link rel="icon" href="${iconHref}" type="image/svg+xml">
 <link rel="stylesheet" href="${stylesheetHref}">
 ${scripts.map((src) => html`<script src="${src}" defer></script>`)}
 </head>`
 
-/** A small page on its own (sign-in, consent): a card, no navigation, no scripts. */
+/** The product's logo and name; a link home on the pages of a signed-in user. */
+export const brand = (href?: string) => {
+  const inner = html`${new SafeHtml(logoSvg)}<span>${PRODUCT_NAME}</span>`
+  return href === undefined
+    ? html`<span class="brand">${inner}</span>`
+    : html`<a class="brand" href="${href}">${inner}</a>`
+}
+
+/** A small page on its own (sign-in, consent): the product's name above a card, no navigation, no scripts. */
 export const page = (title: string, main: SafeHtml): string =>
   html`<!doctype html>
 <html lang="en">
 ${head(title)}
 <body>
+<header class="site"><div class="bar">${brand()}</div></header>
 <main class="card">
 ${main}
 </main>

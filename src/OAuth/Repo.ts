@@ -174,12 +174,22 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
     const findAccess = SqlSchema.findOne({
       Request: Schema.Struct({ hash: Hash, now: Schema.String }),
       Result: AccessMatch,
+      // The match also marks its grant as used now, unless that was done within the last minute.
       execute: ({ hash, now }) => sql`
-        select u.id as user_id, u.account_id, u.is_admin
-        from oauth_access_tokens t
-        join oauth_grants g on g.id = t.grant_id
-        join users u on u.id = g.user_id
-        where t.token_hash = ${hash} and t.expires_at > ${now}::timestamptz and g.revoked_at is null`
+        with found as (
+          select g.id as grant_id, g.last_used_at, u.id as user_id, u.account_id, u.is_admin
+          from oauth_access_tokens t
+          join oauth_grants g on g.id = t.grant_id
+          join users u on u.id = g.user_id
+          where t.token_hash = ${hash} and t.expires_at > ${now}::timestamptz and g.revoked_at is null
+        ), used as (
+          update oauth_grants set last_used_at = ${now}::timestamptz
+          where id in (
+            select grant_id from found
+            where last_used_at is null or last_used_at < ${now}::timestamptz - interval '1 minute'
+          )
+        )
+        select user_id, account_id, is_admin from found`
     })
 
     /** Deletes codes and tokens that expired before `before` (along their expiry indexes). */

@@ -33,7 +33,7 @@ export const signedInPage = (options: { readonly email: string; readonly csrf: s
     "Signed in",
     html`<h1>Signed in</h1>
 <p>You are signed in as <strong>${options.email}</strong>.</p>
-<p><a href="/sites">Go to your websites</a></p>
+<div class="actions next"><a href="/sites">Go to your websites</a></div>
 ${signOutForm({ csrf: options.csrf, returnTo: undefined, label: "Sign out" })}`
   )
 

@@ -1,10 +1,9 @@
 import type { RevisionRow } from "../Articles/RevisionsRepo.js"
-import type { ActivityRow } from "../Audit/Repo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { html, type SafeHtml } from "../Http/Html.js"
-import { lineDiff } from "./ArticleDiff.js"
+import { foldDiff, lineDiff } from "./ArticleDiff.js"
 import type { RevisionEntry } from "./ArticleRepo.js"
-import { externalLink, layout, none, timestamp, type Viewer } from "./Layout.js"
+import { externalLink, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
 /** The stylesheet of the sandboxed body frame: protected links stand out. */
 export const frameStylesheetHref = "/assets/frame.css"
@@ -31,7 +30,8 @@ const protectedList = (links: ReadonlyArray<ProtectedLink>) =>
         (link) => html`<li><strong>${link.type}</strong>: “${link.text}” → <code>${link.href}</code></li>`
       )}</ul>`
 
-const who = (entry: {
+/** Who made a change or a call: a user's e-mail, or an API key's name and prefix. */
+export const who = (entry: {
   readonly user_email: string | null
   readonly key_name: string | null
   readonly key_prefix: string | null
@@ -42,15 +42,29 @@ const who = (entry: {
       ? html`API key “${entry.key_name}” (${entry.key_prefix ?? ""}…)`
       : none
 
+/** Revision 1 of an article that came in through an import or a rewrite is the text as it arrived. */
+const isOriginal = (entry: { readonly number: number; readonly origin: string }) =>
+  entry.number === 1 && entry.origin === "rewrite"
+
 const historyTable = (articleId: number, entries: ReadonlyArray<RevisionEntry>) =>
   entries.length === 0
     ? html`<p>No changes have been made through the service yet.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th class="num">Revision</th><th>Time</th><th>Origin</th><th>Who</th><th>Reason</th></tr></thead>
-<tbody>${entries.map(
-        (entry) =>
-          html`<tr><td class="num"><a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a></td><td>${timestamp(entry.created_at)}</td><td>${entry.origin}</td><td>${who(entry)}</td><td>${entry.reason ?? none}</td></tr>`
-      )}</tbody></table></div>`
+    : stackedTable({
+        caption: "Revisions, newest first",
+        columns: [{ label: "Revision" }, { label: "Time" }, { label: "Origin" }, { label: "Who" }, { label: "Reason" }],
+        rows: entries.map(
+          (entry) =>
+            [
+              html`<a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a>${
+                isOriginal(entry) ? html` <span class="badge">original</span>` : null
+              }`,
+              timestamp(entry.created_at),
+              entry.origin,
+              who(entry),
+              entry.reason ?? none
+            ] as const
+        )
+      })
 
 /** `GET /articles/:id`: the article, its body, its protected links, the editor and the revision history. */
 export const articlePage = (options: {
@@ -67,7 +81,7 @@ export const articlePage = (options: {
     title,
     viewer,
     section: "sites",
-    main: html`<p><a href="/sites/${article.site_id}">Back to the website</a></p>
+    main: html`<p class="breadcrumb"><a href="/sites/${article.site_id}">Back to the website</a></p>
 <h1>${title}</h1>
 ${options.notice === undefined ? null : html`<p class="notice" role="status">${options.notice}</p>`}
 ${options.error === undefined ? null : html`<div class="error" role="alert"><p>Nothing was saved.</p>${options.error}</div>`}
@@ -93,21 +107,42 @@ ${protectedList(article.protected_links)}
 <div class="actions"><button class="primary" type="submit">Save</button></div>
 </form>
 <h2>Revision history</h2>
+<p class="muted">Every change is kept, from the text as it was imported. Open a revision to compare it with the
+current text or to restore it.</p>
 ${historyTable(article.id, options.history)}
-<p><a href="/articles/${article.id}/activity">Activity log</a></p>`
+<p><a href="/articles/${article.id}/activity">Activity log</a>: every API and assistant call and every change of this
+article.</p>`
   })
 }
 
-const diffView = (before: string, after: string) =>
-  html`<pre class="diff">${lineDiff(before, after).map((line) =>
-    line.kind === "same"
-      ? html`  ${line.text}\n`
-      : line.kind === "removed"
-        ? html`<del>- ${line.text}</del>\n`
-        : html`<ins>+ ${line.text}</ins>\n`
+/** The diff from a revision's body to the current one: a count of changed lines, then the changes in context. */
+const diffView = (before: string, after: string) => {
+  const lines = lineDiff(before, after)
+  const removed = lines.filter((line) => line.kind === "removed").length
+  const added = lines.filter((line) => line.kind === "added").length
+  if (removed === 0 && added === 0) return html`<p>The body of this revision is the same as the current one.</p>`
+  return html`<p class="diff-summary"><span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>,
+<span class="added">${added} ${added === 1 ? "line" : "lines"} added</span> (a line that changed counts as both).</p>
+<pre class="diff">${foldDiff(lines).map((line) =>
+    line.kind === "gap"
+      ? html`<span class="gap">… ${line.lines} unchanged ${line.lines === 1 ? "line" : "lines"} …</span>`
+      : line.kind === "same"
+        ? html`<span>  ${line.text}</span>`
+        : line.kind === "removed"
+          ? html`<del>- ${line.text}</del>`
+          : html`<ins>+ ${line.text}</ins>`
   )}</pre>`
+}
 
-/** `GET /articles/:id/revisions/:n`: one revision, its diff against the current body, and Restore. */
+const revisionFacts = (revision: RevisionRow) => html`<dl class="meta">
+<dt>Time</dt><dd>${timestamp(revision.created_at)}</dd>
+<dt>Origin</dt><dd>${revision.origin}${isOriginal(revision) ? html` <span class="badge">original</span>` : null}</dd>
+<dt>Reason</dt><dd>${revision.reason ?? none}</dd>
+<dt>Title</dt><dd>${revision.title ?? none}</dd>
+<dt>Meta description</dt><dd>${revision.meta_description ?? none}</dd>
+</dl>`
+
+/** `GET /articles/:id/revisions/:n`: one revision, its diff against the current body, and a way to restore it. */
 export const revisionPage = (options: {
   readonly viewer: Viewer
   readonly article: ArticleWithBody
@@ -119,73 +154,52 @@ export const revisionPage = (options: {
     title: `Revision ${revision.number}`,
     viewer,
     section: "sites",
-    main: html`<p><a href="/articles/${article.id}">Back to the article</a></p>
+    main: html`<p class="breadcrumb"><a href="/articles/${article.id}">Back to the article</a></p>
 <h1>Revision ${revision.number} of ${article.title ?? `article ${article.id}`}</h1>
 ${options.error === undefined ? null : html`<div class="error" role="alert"><p>Nothing was restored.</p>${options.error}</div>`}
-<dl class="meta">
-<dt>Time</dt><dd>${timestamp(revision.created_at)}</dd>
-<dt>Origin</dt><dd>${revision.origin}</dd>
-<dt>Reason</dt><dd>${revision.reason ?? none}</dd>
-<dt>Title</dt><dd>${revision.title ?? none}</dd>
-<dt>Meta description</dt><dd>${revision.meta_description ?? none}</dd>
-</dl>
-<form method="post" action="/articles/${article.id}/revisions/${revision.number}/restore">
-<input type="hidden" name="csrf" value="${viewer.csrf}">
-<div class="actions"><button class="primary" type="submit">Restore this revision</button></div>
-</form>
+${revisionFacts(revision)}
+<div class="actions"><a class="button primary" href="/articles/${article.id}/revisions/${revision.number}/restore">Restore this revision</a></div>
 <h2>Changes from this revision to the current body</h2>
 ${diffView(revision.body, article.body)}
 <h2>Rendered</h2>
 ${bodyFrame(`Body of revision ${revision.number}`, revision.body)}
 <h2>HTML source</h2>
-<pre>${revision.body}</pre>`
+<pre class="wrap">${revision.body}</pre>`
   })
 }
 
-/** `GET /articles/:id/activity`: the API and MCP calls that concerned the article, newest first. */
-/** The origins the activity log can be narrowed to. */
-export const ACTIVITY_ORIGINS = ["API", "MCP", "editor", "rewrite"] as const
-
-/** The article's story: its API and MCP calls and its changes in the editor or by a rewrite, newest first. */
-export const activityPage = (options: {
+/**
+ * `GET /articles/:id/revisions/:n/restore`: what restoring will do, and the button that does it (a POST with the
+ * session's CSRF token); nothing changes until it is pressed.
+ */
+export const restoreConfirmPage = (options: {
   readonly viewer: Viewer
   readonly article: ArticleWithBody
-  readonly rows: ReadonlyArray<ActivityRow>
-  readonly origin: string | undefined
-  readonly page: number
-  readonly hasNext: boolean
+  readonly revision: RevisionRow
 }) => {
-  const { article, page, origin } = options
-  const base = `/articles/${article.id}/activity`
-  const href = (n: number) => `${base}?page=${n}${origin === undefined ? "" : `&origin=${origin}`}`
+  const { article, revision, viewer } = options
+  const lines = lineDiff(article.body, revision.body)
+  const removed = lines.filter((line) => line.kind === "removed").length
+  const added = lines.filter((line) => line.kind === "added").length
   return layout({
-    title: "Activity",
-    viewer: options.viewer,
+    title: `Restore revision ${revision.number}?`,
+    viewer,
     section: "sites",
-    main: html`<p><a href="/articles/${article.id}">Back to the article</a></p>
-<h1>Activity of ${article.title ?? `article ${article.id}`}</h1>
-<nav class="filters" aria-label="Show activity from">
-${origin === undefined ? html`<strong>All</strong>` : html`<a href="${base}">All</a>`}
-${ACTIVITY_ORIGINS.map((o) => (o === origin ? html` <strong>${o}</strong>` : html` <a href="${base}?origin=${o}">${o}</a>`))}
-</nav>
-${
-  options.rows.length === 0
-    ? html`<p>Nothing on this page.</p>`
-    : html`<div class="table-wrap"><table>
-<thead><tr><th>Time</th><th>Origin</th><th>Who</th><th>What</th><th>Reason</th><th class="num">Status</th></tr></thead>
-<tbody>${options.rows.map(
-        (row) =>
-          html`<tr><td>${timestamp(row.at)}</td><td>${row.origin}</td><td>${who(row)}</td><td>${
-            row.kind === "change"
-              ? html`Revision <a href="/articles/${article.id}/revisions/${row.revision ?? 0}">${row.revision ?? ""}</a> saved`
-              : html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
-          }</td><td>${row.reason ?? none}</td><td class="num">${row.status ?? none}</td></tr>`
-      )}</tbody></table></div>`
-}
-<nav class="pages" aria-label="Activity pages">
-${page > 1 ? html`<a href="${href(page - 1)}" rel="prev">Newer</a>` : null}
-<span>Page ${page}</span>
-${options.hasNext ? html`<a href="${href(page + 1)}" rel="next">Older</a>` : null}
-</nav>`
+    main: html`<div class="confirm">
+<p class="breadcrumb"><a href="/articles/${article.id}/revisions/${revision.number}">Back to revision ${revision.number}</a></p>
+<h1>Restore revision ${revision.number}?</h1>
+<p>The article “${article.title ?? `article ${article.id}`}” will get the title, body, meta description and
+featured image of revision ${revision.number}, saved as a new revision. Nothing is lost: the current text stays in
+the history and can be restored in turn.</p>
+<p class="diff-summary">The body changes by <span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>
+and <span class="added">${added} ${added === 1 ? "line" : "lines"} added</span>. Protected links are checked as for
+any edit.</p>
+${revisionFacts(revision)}
+<form method="post" action="/articles/${article.id}/revisions/${revision.number}/restore">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+<div class="actions"><button class="primary" type="submit">Restore revision ${revision.number}</button>
+<a href="/articles/${article.id}/revisions/${revision.number}">Cancel</a></div>
+</form>
+</div>`
   })
 }

@@ -2,7 +2,6 @@ import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import { ArticleEdits, type EditContext } from "../Articles/Edits.js"
 import { Articles } from "../Articles.js"
-import { AuditLog } from "../Audit.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { EditArticlePayload } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
@@ -10,12 +9,10 @@ import { publicError } from "../Domain/Errors.js"
 import { ArticleId } from "../Domain/Ids.js"
 import type { Form } from "../SignIn/Forms.js"
 import { explain } from "./ArticleErrors.js"
-import { ACTIVITY_ORIGINS, activityPage, articlePage, type EditorValues, revisionPage } from "./ArticlePages.js"
+import { articlePage, type EditorValues, restoreConfirmPage, revisionPage } from "./ArticlePages.js"
 import { ArticlePageRepo } from "./ArticleRepo.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
-
-const ACTIVITY_PER_PAGE = 50
 
 const positive = (value: string | undefined | null) =>
   value !== undefined && value !== null && /^[1-9][0-9]{0,8}$/.test(value) ? Option.some(Number(value)) : Option.none()
@@ -34,16 +31,15 @@ const decodeEdit = (fields: unknown) =>
   Schema.decodeUnknown(EditArticlePayload)(fields).pipe(Effect.mapError(fromParseError))
 
 /**
- * The article page (`/articles/:id`), its editor (`POST /articles/:id/edit`), one revision with its diff and Restore
- * (`/articles/:id/revisions/:n`, `POST …/restore`) and the activity log (`/articles/:id/activity?page=N`). Another
- * account's article is a 404, like a missing one; every change goes through ArticleEdits with origin `editor`.
+ * The article page (`/articles/:id`), its editor (`POST /articles/:id/edit`), one revision with its diff
+ * (`/articles/:id/revisions/:n`) and Restore (`GET …/restore` asks, `POST …/restore` does it). Another account's
+ * article is a 404, like a missing one; every change goes through ArticleEdits with origin `editor`.
  */
 export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const guard = yield* PageGuard
     const articles = yield* Articles
     const edits = yield* ArticleEdits
-    const audit = yield* AuditLog
     const repo = yield* ArticlePageRepo
 
     const articleIdParam = Effect.map(HttpRouter.params, (params) =>
@@ -171,6 +167,17 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
     )
 
+    yield* router.get(
+      "/articles/:id/revisions/:n/restore",
+      guard.page((viewer) =>
+        Effect.gen(function* () {
+          const found = yield* withRevision(viewer)
+          if (Option.isNone(found)) return notFoundPage(viewer, "revision")
+          return sendPage(restoreConfirmPage({ viewer, ...found.value }))
+        })
+      )
+    )
+
     yield* router.post(
       "/articles/:id/revisions/:n/restore",
       Effect.gen(function* () {
@@ -198,36 +205,6 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
           })
         )
       })
-    )
-
-    yield* router.get(
-      "/articles/:id/activity",
-      guard.page((viewer, request) =>
-        Effect.gen(function* () {
-          const id = yield* articleIdParam
-          const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
-          if (Option.isNone(article)) return notFoundPage(viewer, "article")
-          const search = searchOf(request.url)
-          const page = Option.getOrElse(positive(search.get("page")), () => 1)
-          const origin = ACTIVITY_ORIGINS.find((o) => o === search.get("origin"))
-          // One row more than shown tells whether there is an older page.
-          const rows = yield* audit.activityOfArticle(article.value.id, {
-            origin,
-            limit: ACTIVITY_PER_PAGE + 1,
-            offset: (page - 1) * ACTIVITY_PER_PAGE
-          })
-          return sendPage(
-            activityPage({
-              viewer,
-              article: article.value,
-              rows: rows.slice(0, ACTIVITY_PER_PAGE),
-              origin,
-              page,
-              hasNext: rows.length > ACTIVITY_PER_PAGE
-            })
-          )
-        })
-      )
     )
   })
 )

@@ -7,9 +7,11 @@ import { rfc3339 } from "../SqlFormats.js"
 export class AssistantRow extends Schema.Class<AssistantRow>("AssistantRow")({
   client_id: Schema.String,
   client_name: Schema.NullOr(Schema.String),
+  /** Where the client asked to be sent back after Allow (it registered them itself). */
+  redirect_uris: Schema.Array(Schema.String),
+  /** When it was first connected (its oldest live grant), and when it last used its access (null: never). */
   connected_at: Schema.String,
-  /** When it last obtained or renewed an access token. */
-  renewed_at: Schema.NullOr(Schema.String)
+  last_used_at: Schema.NullOr(Schema.String)
 }) {}
 
 /**
@@ -26,12 +28,11 @@ export class AssistantsRepo extends Effect.Service<AssistantsRepo>()("Web/Assist
       Request: Schema.Struct({ userId: UserId, now: Schema.String }),
       Result: AssistantRow,
       execute: ({ userId, now }) => sql`
-        select c.client_id, c.client_name,
+        select c.client_id, c.client_name, c.redirect_uris,
           ${sql.unsafe(rfc3339("min(g.created_at)"))} as connected_at,
-          ${sql.unsafe(rfc3339("max(a.created_at)"))} as renewed_at
+          ${sql.unsafe(rfc3339("max(g.last_used_at)"))} as last_used_at
         from oauth_grants g
         join oauth_clients c on c.client_id = g.client_id
-        left join oauth_access_tokens a on a.grant_id = g.id
         where g.user_id = ${userId} and g.revoked_at is null
           and (
             exists (select 1 from oauth_access_tokens t
@@ -39,7 +40,7 @@ export class AssistantsRepo extends Effect.Service<AssistantsRepo>()("Web/Assist
             or exists (select 1 from oauth_refresh_tokens r
               where r.grant_id = g.id and r.used_at is null and r.expires_at > ${now}::timestamptz)
           )
-        group by c.client_id, c.client_name
+        group by c.client_id, c.client_name, c.redirect_uris
         order by min(g.created_at), c.client_id`
     })
 

@@ -1,8 +1,8 @@
 import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
 import { copyScriptSrc } from "../Http/Assets.js"
-import { html } from "../Http/Html.js"
+import { html, type SafeHtml } from "../Http/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
-import { layout, none, timestamp, type Viewer } from "./Layout.js"
+import { layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
 export const MAX_KEY_NAME = 100
 
@@ -23,17 +23,17 @@ const copyable = (id: string, label: string, value: string) => html`<label for="
 </div>
 <p id="${id}-status" class="muted" role="status" aria-live="polite"></p>`
 
-const keyRow = (viewer: Viewer, key: ApiKeyRow) => html`<tr>
-<th scope="row">${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}</th>
-<td><code>${key.prefix}…</code></td>
-<td>${timestamp(key.created_at)}</td><td>${timestamp(key.last_used_at)}</td>
-<td>${key.revoked_at === null ? "Active" : html`Revoked ${timestamp(key.revoked_at)}`}</td>
-<td>${
-  key.revoked_at === null
-    ? html`<form method="post" action="/connection/keys/${key.id}/revoke">${csrfField(viewer)}
-<button type="submit">Revoke<span class="visually-hidden"> key ${key.name}</span></button></form>`
-    : none
-}</td></tr>`
+const keyCells = (key: ApiKeyRow) =>
+  [
+    html`${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}`,
+    html`<code>${key.prefix}…</code>`,
+    timestamp(key.created_at),
+    timestamp(key.last_used_at),
+    key.revoked_at === null ? html`<span class="badge ok">Active</span>` : html`Revoked ${timestamp(key.revoked_at)}`,
+    key.revoked_at === null
+      ? html`<a class="button small" href="/connection/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> key ${key.name}</span></a>`
+      : none
+  ] as const
 
 const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, error: string | undefined) => html`
 <h2 id="keys">API keys</h2>
@@ -42,11 +42,18 @@ const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, error: stri
 ${
   keys.length === 0
     ? html`<p>You have no API keys yet.</p>`
-    : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Your API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Key starts with</th><th scope="col">Created</th>
-<th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Action</th></tr></thead>
-<tbody>${keys.map((key) => keyRow(viewer, key))}</tbody></table></div>`
+    : stackedTable({
+        caption: "Your API keys",
+        columns: [
+          { label: "Name" },
+          { label: "Key starts with" },
+          { label: "Created" },
+          { label: "Last used" },
+          { label: "Status" },
+          { label: "Action" }
+        ],
+        rows: keys.map(keyCells)
+      })
 }
 <h3>Create a key</h3>
 ${error === undefined ? null : html`<p class="error" role="alert" id="key-error">${error}</p>`}
@@ -69,30 +76,44 @@ ${copyable("mcp-url", "MCP address", mcpUrl)}
 <li><strong>ChatGPT</strong>: Settings → Apps &amp; Connectors → Advanced settings → turn on developer mode; then
 Create, paste the address, choose OAuth.</li>
 <li><strong>Cursor</strong>: Settings → MCP → Add new MCP server; or in <code>mcp.json</code>:
-<pre>{ "mcpServers": { "content-backlinks": { "url": "${mcpUrl}" } } }</pre></li>
+<pre class="wrap">{ "mcpServers": { "content-backlinks": { "url": "${mcpUrl}" } } }</pre></li>
 <li><strong>VS Code</strong>: run “MCP: Add Server…”, choose HTTP and paste the address; or in
 <code>.vscode/mcp.json</code>:
-<pre>{ "servers": { "content-backlinks": { "type": "http", "url": "${mcpUrl}" } } }</pre></li>
+<pre class="wrap">{ "servers": { "content-backlinks": { "type": "http", "url": "${mcpUrl}" } } }</pre></li>
 </ul>`
 
-const assistantsSection = (viewer: Viewer, assistants: ReadonlyArray<AssistantRow>) => html`
+const assistantName = (assistant: AssistantRow) => assistant.client_name ?? "Unnamed assistant"
+
+const returnAddresses = (assistant: AssistantRow) =>
+  html`${assistant.redirect_uris.map((uri, i) => html`${i > 0 ? html`<br>` : null}<code>${uri}</code>`)}`
+
+const assistantsSection = (assistants: ReadonlyArray<AssistantRow>) => html`
 <h2 id="assistants">Connected assistants</h2>
+<p>Each assistant named itself when it registered; its return address and its client id tell apart assistants that
+chose the same name.</p>
 ${
   assistants.length === 0
     ? html`<p>No assistant is connected to your account.</p>`
-    : html`<div class="table-wrap"><table>
-<caption class="visually-hidden">Assistants that can use your account</caption>
-<thead><tr><th scope="col">Assistant</th><th scope="col">Connected since</th>
-<th scope="col">Access last renewed</th><th scope="col">Action</th></tr></thead>
-<tbody>${assistants.map(
-        (assistant) => html`<tr>
-<th scope="row">${assistant.client_name ?? html`Unnamed (<code>${assistant.client_id}</code>)`}</th>
-<td>${timestamp(assistant.connected_at)}</td><td>${timestamp(assistant.renewed_at)}</td>
-<td><form method="post" action="/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke">
-${csrfField(viewer)}
-<button type="submit">Disconnect<span class="visually-hidden"> ${assistant.client_name ?? "unnamed assistant"}</span></button>
-</form></td></tr>`
-      )}</tbody></table></div>`
+    : stackedTable({
+        caption: "Assistants that can use your account",
+        columns: [
+          { label: "Assistant" },
+          { label: "Returns to" },
+          { label: "Connected" },
+          { label: "Last used" },
+          { label: "Action" }
+        ],
+        rows: assistants.map(
+          (assistant) =>
+            [
+              html`${assistantName(assistant)}<span class="address muted">client id <code>${assistant.client_id}</code></span>`,
+              returnAddresses(assistant),
+              timestamp(assistant.connected_at),
+              timestamp(assistant.last_used_at),
+              html`<a class="button small" href="/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke">Disconnect<span class="visually-hidden"> ${assistantName(assistant)}, client id ${assistant.client_id}</span></a>`
+            ] as const
+        )
+      })
 }`
 
 const notices: Record<string, string> = {
@@ -116,7 +137,7 @@ export const connectionPage = (
 ${notice === undefined ? null : html`<p class="notice" role="status">${notice}</p>`}
 ${keysSection(viewer, connection.keys, options.error)}
 ${mcpSection(connection.mcpUrl)}
-${assistantsSection(viewer, connection.assistants)}`
+${assistantsSection(connection.assistants)}`
   })
 }
 
@@ -132,4 +153,56 @@ export const keyCreatedPage = (viewer: Viewer, name: string, key: string): strin
 it is kept, so if you lose it, revoke it and create another.</p>
 ${copyable("new-key", "API key", key)}
 <p><a href="/connection">Back to site connection</a></p>`
+  })
+
+const confirmPage = (options: {
+  readonly viewer: Viewer
+  readonly title: string
+  readonly explanation: SafeHtml
+  readonly action: string
+  readonly button: string
+  readonly cancel: string
+}) =>
+  layout({
+    title: options.title,
+    viewer: options.viewer,
+    section: "connection",
+    main: html`<div class="confirm">
+<p class="breadcrumb"><a href="${options.cancel}">Back to site connection</a></p>
+<h1>${options.title}</h1>
+${options.explanation}
+<form method="post" action="${options.action}">
+${csrfField(options.viewer)}
+<div class="actions"><button type="submit" class="danger">${options.button}</button>
+<a href="${options.cancel}">Cancel</a></div>
+</form>
+</div>`
+  })
+
+/** `GET /connection/keys/:id/revoke`: what revoking the key means, and the button that does it. */
+export const revokeKeyPage = (viewer: Viewer, key: ApiKeyRow) =>
+  confirmPage({
+    viewer,
+    title: `Revoke the key “${key.name}”?`,
+    explanation: html`<p>Programs that use the key starting with <code>${key.prefix}…</code> will be refused from
+the moment you revoke it. This cannot be undone: to let a program in again, create a new key.</p>
+<dl class="meta"><dt>Created</dt><dd>${timestamp(key.created_at)}</dd><dt>Last used</dt><dd>${timestamp(key.last_used_at)}</dd></dl>`,
+    action: `/connection/keys/${key.id}/revoke`,
+    button: "Revoke key",
+    cancel: "/connection#keys"
+  })
+
+/** `GET /connection/assistants/:clientId/revoke`: what disconnecting means, and the button that does it. */
+export const disconnectAssistantPage = (viewer: Viewer, assistant: AssistantRow) =>
+  confirmPage({
+    viewer,
+    title: `Disconnect ${assistantName(assistant)}?`,
+    explanation: html`<p>The assistant loses its access to your account at once. To use it again, connect it again
+from the assistant, and sign in and Allow.</p>
+<dl class="meta"><dt>Client id</dt><dd><code>${assistant.client_id}</code></dd>
+<dt>Returns to</dt><dd>${returnAddresses(assistant)}</dd>
+<dt>Connected</dt><dd>${timestamp(assistant.connected_at)}</dd><dt>Last used</dt><dd>${timestamp(assistant.last_used_at)}</dd></dl>`,
+    action: `/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke`,
+    button: "Disconnect assistant",
+    cancel: "/connection#assistants"
   })

@@ -4,7 +4,13 @@ import { ApiKeys } from "../Auth/ApiKeys.js"
 import { ApiKeyId, PathId } from "../Domain/Ids.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
 import { Assistants } from "./Assistants.js"
-import { connectionPage, keyCreatedPage, MAX_KEY_NAME } from "./ConnectionPages.js"
+import {
+  connectionPage,
+  disconnectAssistantPage,
+  keyCreatedPage,
+  MAX_KEY_NAME,
+  revokeKeyPage
+} from "./ConnectionPages.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
 
@@ -14,8 +20,8 @@ const decodeKeyId = Schema.decodeUnknownOption(PathId(ApiKeyId, "API key id."))
  * The site-connection page and its forms:
  * - `GET /connection`: API keys, the MCP address and how to connect an assistant, the connected assistants;
  * - `POST /connection/keys`: creates a named key and shows it once;
- * - `POST /connection/keys/:id/revoke`: revokes one of the account's keys;
- * - `POST /connection/assistants/:clientId/revoke`: disconnects an assistant (its grants and tokens).
+ * - `GET /connection/keys/:id/revoke` asks, `POST` revokes one of the account's keys;
+ * - `GET /connection/assistants/:clientId/revoke` asks, `POST` disconnects an assistant (its grants and tokens).
  * Every POST needs the session's CSRF token; another account's key or assistant is a 404.
  */
 export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
@@ -54,6 +60,37 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
           const created = yield* keys.create({ accountId: viewer.credential.accountId, name, isAdmin: false })
           // Answered directly (never stored, never cached): this response is the only place the key ever appears.
           return sendPage(keyCreatedPage(viewer, name, created.key))
+        })
+      )
+    )
+
+    /** One of the account's keys that is not revoked yet, by the id in the path. */
+    const activeKey = (viewer: Viewer) =>
+      Effect.gen(function* () {
+        const id = Option.flatMap(decodeKeyId((yield* HttpRouter.params)["id"]), (found) => found)
+        const own = yield* keys.list(viewer.credential.accountId)
+        return Option.flatMap(id, (wanted) =>
+          Option.fromNullable(own.find((key) => key.id === wanted && key.revoked_at === null))
+        )
+      })
+
+    yield* router.get(
+      "/connection/keys/:id/revoke",
+      guard.page((viewer) =>
+        Effect.map(activeKey(viewer), (key) =>
+          Option.isNone(key) ? notFoundPage(viewer, "active API key") : sendPage(revokeKeyPage(viewer, key.value))
+        )
+      )
+    )
+
+    yield* router.get(
+      "/connection/assistants/:clientId/revoke",
+      guard.page((viewer) =>
+        Effect.gen(function* () {
+          const clientId = (yield* HttpRouter.params)["clientId"] ?? ""
+          const assistant = (yield* assistants.list(viewer.userId)).find((row) => row.client_id === clientId)
+          if (assistant === undefined) return notFoundPage(viewer, "connected assistant")
+          return sendPage(disconnectAssistantPage(viewer, assistant))
         })
       )
     )

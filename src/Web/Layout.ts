@@ -2,7 +2,7 @@ import { HttpServerResponse } from "@effect/platform"
 import type { Credential } from "../Domain/Credential.js"
 import type { UserId } from "../Domain/Ids.js"
 import type { PageMeta } from "../Domain/Pagination.js"
-import { head, html, htmlResponse, type SafeHtml } from "../Http/Html.js"
+import { brand, head, html, htmlResponse, type SafeHtml } from "../Http/Html.js"
 import { signOutForm } from "../SignIn/Page.js"
 
 /** The signed-in user a page is for; pages show only this user's own account, even to admins. */
@@ -15,10 +15,11 @@ export interface Viewer {
 }
 
 /** The sections of the navigation; a page names the one it belongs to. */
-export type Section = "sites" | "connection"
+export type Section = "sites" | "activity" | "connection"
 
 const navLinks: ReadonlyArray<readonly [Section, string, string]> = [
   ["sites", "/sites", "Websites"],
+  ["activity", "/activity", "Activity"],
   ["connection", "/connection", "Site connection"]
 ]
 
@@ -32,10 +33,12 @@ export const layout = (options: {
 }): string =>
   html`<!doctype html>
 <html lang="en">
-${head(`${options.title} · Content and Backlink Service`, options.scripts)}
+${head(options.title, options.scripts)}
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="site">
+<div class="bar">
+${brand("/sites")}
 <nav aria-label="Main">
 <ul>
 ${navLinks.map(
@@ -47,6 +50,7 @@ ${navLinks.map(
 <div class="account">
 <span>Signed in as <strong>${options.viewer.email}</strong></span>
 ${signOutForm({ csrf: options.viewer.csrf, returnTo: undefined, label: "Sign out" })}
+</div>
 </div>
 </header>
 <main id="main">
@@ -97,13 +101,16 @@ ${meta.page < meta.last_page ? html`<a href="${hrefFor(meta.page + 1)}" rel="nex
 /** An empty cell: a dash on screen, "none" to a screen reader. */
 export const none = html`<span aria-hidden="true">–</span><span class="visually-hidden">none</span>`
 
-/** A timestamp `2026-11-03T09:30:00Z` as `2026-11-03 09:30 UTC`, in a `<time>` element; a dash when absent. */
-export const timestamp = (value: string | null) =>
-  value === null ? none : html`<time datetime="${value}">${readable(value)}</time>`
-
-const readable = (value: string) => {
+/**
+ * A timestamp `2026-11-03T09:30:00Z` as `2026-11-03 09:30 UTC`, in a `<time>` element (in a table on a phone, the
+ * day only); a dash when absent.
+ */
+export const timestamp = (value: string | null) => {
+  if (value === null) return none
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(value)
-  return match === null ? value : `${match[1]} ${match[2]} UTC`
+  return match === null
+    ? html`<time datetime="${value}">${value}</time>`
+    : html`<time datetime="${value}">${match[1]}<span class="time-of-day"> ${match[2]} UTC</span></time>`
 }
 
 /** A link to an outside address, only for http(s) ones (anything else is shown as text). */
@@ -113,3 +120,40 @@ export const externalLink = (url: string | null, text?: string | null) =>
     : /^https?:\/\//i.test(url)
       ? html`<a href="${url}" rel="noopener noreferrer">${text ?? url}</a>`
       : html`${text ?? url}`
+
+/**
+ * A table in a box of its own that scrolls sideways when the table is wider than the screen. The box is a named region
+ * that takes focus, so a keyboard can scroll it too.
+ */
+export const tableWrap = (label: string, table: SafeHtml) =>
+  html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`
+
+/** A column of a `stackedTable`: its heading, and `num` for numbers (right-aligned on wide screens). */
+export interface Column {
+  readonly label: string
+  readonly num?: boolean
+}
+
+/**
+ * A table that on a phone shows each row as a small card of labelled values (the labels come from `data-label`, the
+ * column headings stay for screen readers), and on wider screens as a table. Each row is the header cell's content,
+ * then one cell per further column.
+ */
+export const stackedTable = (options: {
+  readonly caption: string
+  readonly columns: ReadonlyArray<Column>
+  readonly rows: ReadonlyArray<readonly [SafeHtml | string, ...ReadonlyArray<SafeHtml | string | number>]>
+}) =>
+  tableWrap(
+    options.caption,
+    html`<table class="stack">
+<caption class="visually-hidden">${options.caption}</caption>
+<thead><tr>${options.columns.map((c) => html`<th scope="col"${c.num === true ? html` class="num"` : null}>${c.label}</th>`)}</tr></thead>
+<tbody>${options.rows.map(
+      ([first, ...rest]) =>
+        html`<tr><th scope="row">${first}</th>${rest.map((cell, i) => {
+          const column = options.columns[i + 1]
+          return html`<td data-label="${column?.label ?? ""}"${column?.num === true ? html` class="num"` : null}>${cell}</td>`
+        })}</tr>`
+    )}</tbody></table>`
+  )

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { AssetRoutesLive } from "../Http/Assets.js"
 import { PublicUrlLive } from "../Http/PublicUrl.js"
+import { ActivityRoutesLive } from "./ActivityRoutes.js"
 import { ArticlePageRepo } from "./ArticleRepo.js"
 import { ArticleRoutesLive } from "./ArticleRoutes.js"
 import { Assistants } from "./Assistants.js"
@@ -9,12 +10,13 @@ import { PageGuard } from "./Guard.js"
 import { SitesRoutesLive } from "./SitesRoutes.js"
 
 /**
- * The web pages for signed-in users (websites, site connection) and their static files. Sign-in and sign-out are
+ * The web pages for signed-in users (websites, articles, activity, site connection) and their static files. Sign-in and sign-out are
  * with the OAuth routes; the feature services (Sites, Stats, Articles, Backlinks, ApiKeys) come from ServicesLive.
  */
 export const WebPagesLive = Layer.mergeAll(
   AssetRoutesLive,
   SitesRoutesLive,
   ConnectionRoutesLive,
-  ArticleRoutesLive
+  ArticleRoutesLive,
+  ActivityRoutesLive
 ).pipe(Layer.provide([PageGuard.Default, Assistants.Default, ArticlePageRepo.Default]), Layer.provide(PublicUrlLive))

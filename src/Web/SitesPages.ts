@@ -4,7 +4,10 @@ import type { PageMeta } from "../Domain/Pagination.js"
 import type { Site } from "../Domain/Site.js"
 import type { Stats } from "../Domain/Stats.js"
 import { html } from "../Http/Html.js"
-import { externalLink, layout, none, pager, timestamp, type Viewer } from "./Layout.js"
+import type { MonthCounts } from "../Stats/Repo.js"
+import { monthlyChart } from "./Charts.js"
+import { externalLink, layout, none, pager, tableWrap, timestamp, type Viewer } from "./Layout.js"
+import { type PeriodView, periodHeading, periodParams, periodPicker } from "./PeriodPicker.js"
 
 /** A list page as the services return it. */
 export interface Listed<A> {
@@ -23,26 +26,32 @@ export const sitesPage = (viewer: Viewer, sites: Listed<{ readonly site: Site; r
     viewer,
     section: "sites",
     main: html`<h1>Websites</h1>
+<p class="lead">The articles published and the backlinks acquired on each of your websites this month. Open a website
+for any other period, its last twelve months, its articles and its backlinks.</p>
 ${
   sites.meta.total === 0
     ? html`<p>There are no websites on your account yet.</p>`
-    : html`<div class="table-wrap"><table>
+    : tableWrap(
+        "Your websites",
+        html`<table>
 <caption class="visually-hidden">Your websites, with articles published and backlinks acquired this month</caption>
-<thead><tr><th scope="col">Website</th><th scope="col">Address</th>
+<thead><tr><th scope="col">Website</th>
 <th scope="col" class="num">Articles this month</th><th scope="col" class="num">Backlinks this month</th></tr></thead>
 <tbody>
 ${sites.data.map(
-  ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${siteName(site)}</a></th>
-<td class="url">${externalLink(site.website_url)}</td>
+  ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${siteName(site)}</a>
+<span class="address">${externalLink(site.website_url)}</span></th>
 <td class="num">${stats.articles_published}</td><td class="num">${stats.backlinks_acquired}</td></tr>`
 )}
-</tbody></table></div>`
+</tbody></table>`
+      )
 }
 ${pager("Pages of websites", sites.meta, (page) => `/sites?page=${page}`)}`
   })
 
-/** Where the website page is: the status filter and the page of each list. */
+/** Where the website page is: the period of its counts, the status filter and the page of each list. */
 export interface SiteView {
+  readonly period: PeriodView
   readonly status: ArticleStatus | undefined
   readonly page: number
   readonly industry_page: number
@@ -51,7 +60,7 @@ export interface SiteView {
 
 /** The website page's address with `view`; defaults are left out. */
 export const siteHref = (siteId: number, view: SiteView, fragment = "") => {
-  const params = new URLSearchParams()
+  const params = periodParams(view.period)
   if (view.status !== undefined) params.set("status", view.status)
   if (view.page !== 1) params.set("page", String(view.page))
   if (view.industry_page !== 1) params.set("industry_page", String(view.industry_page))
@@ -71,6 +80,7 @@ const statusFilter = (
   site: Site,
   view: SiteView
 ) => html`<form method="get" action="/sites/${site.id}#articles" class="inline">
+${[...periodParams(view.period)].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <div><label for="status">Status</label>
 <select id="status" name="status">
 <option value=""${view.status === undefined ? html` selected` : null}>All statuses</option>
@@ -81,10 +91,15 @@ ${ARTICLE_STATUSES.map(
 <button type="submit">Show</button>
 </form>`
 
+const badge = (value: string | null) => (value === null ? none : html`<span class="badge ${value}">${value}</span>`)
+
 const articlesTable = (articles: Listed<Article>) =>
   articles.data.length === 0
     ? html`<p>No articles${articles.meta.total === 0 ? null : html` on this page`}.</p>`
-    : html`<div class="table-wrap"><table>
+    : tableWrap(
+        "Articles",
+        html`<table>
+<caption class="visually-hidden">Articles, newest first</caption>
 <thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th>
 <th scope="col" class="num">Words</th></tr></thead>
 <tbody>
@@ -92,33 +107,62 @@ ${articles.data.map(
   (
     article
   ) => html`<tr><th scope="row"><a href="/articles/${article.id}">${article.title ?? `Article ${article.id}`}</a></th>
-<td>${article.status ?? none}</td><td>${timestamp(article.published_at)}</td>
+<td>${badge(article.status)}</td><td>${timestamp(article.published_at)}</td>
 <td class="num">${article.word_count ?? none}</td></tr>`
 )}
-</tbody></table></div>`
+</tbody></table>`
+      )
 
-const backlinksTable = (backlinks: Listed<Backlink>) =>
+const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>) =>
   backlinks.data.length === 0
     ? html`<p>No backlinks${backlinks.meta.total === 0 ? null : html` on this page`}.</p>`
-    : html`<div class="table-wrap"><table>
+    : tableWrap(
+        categoryTitle[category],
+        html`<table>
+<caption class="visually-hidden">${categoryTitle[category]}, newest first</caption>
 <thead><tr><th scope="col">Source</th><th scope="col">Anchor text</th><th scope="col">Anchor type</th>
 <th scope="col">Status</th><th scope="col">Acquired</th></tr></thead>
 <tbody>
 ${backlinks.data.map(
   (link) => html`<tr><th scope="row">${externalLink(link.source_url, link.source_domain)}</th>
 <td>${link.anchor_text ?? none}</td><td>${link.anchor_type?.replace("_", " ") ?? none}</td>
-<td>${link.status ?? none}</td><td>${timestamp(link.acquired_at)}</td></tr>`
+<td>${badge(link.status)}</td><td>${timestamp(link.acquired_at)}</td></tr>`
 )}
-</tbody></table></div>`
+</tbody></table>`
+      )
 
 const categoryTitle: Record<BacklinkCategory, string> = { industry: "Industry backlinks", local: "Local backlinks" }
 
-/** `GET /sites/:id`: this month's counts, the articles (filtered, paged), the backlinks by category (paged). */
+const charts = (months: ReadonlyArray<MonthCounts>) => html`<div class="charts">
+${monthlyChart({
+  id: "chart-articles",
+  caption: "Articles published per month",
+  months: months.map((m) => m.month),
+  series: [{ key: "articles", label: "Articles", values: months.map((m) => m.articles_published) }]
+})}
+${monthlyChart({
+  id: "chart-backlinks",
+  caption: "Backlinks acquired per month",
+  months: months.map((m) => m.month),
+  series: [
+    { key: "industry", label: "Industry", values: months.map((m) => m.backlinks_industry) },
+    { key: "local", label: "Local", values: months.map((m) => m.backlinks_local) }
+  ]
+})}
+</div>`
+
+/**
+ * `GET /sites/:id`: the counts of the chosen period (with the picker), the last twelve months as charts, the
+ * articles (filtered, paged), the backlinks by category (paged). `periodError` says why a chosen period was refused
+ * (the counts are then this month's).
+ */
 export const sitePage = (options: {
   readonly viewer: Viewer
   readonly site: Site
   readonly view: SiteView
   readonly stats: Stats
+  readonly periodError: string | undefined
+  readonly months: ReadonlyArray<MonthCounts>
   readonly articles: Listed<Article>
   readonly backlinks: Record<BacklinkCategory, Listed<Backlink>>
 }) => {
@@ -127,7 +171,7 @@ export const sitePage = (options: {
     const key = category === "industry" ? "industry_page" : "local_page"
     return html`<section aria-labelledby="${category}-backlinks">
 <h3 id="${category}-backlinks">${categoryTitle[category]} (${options.backlinks[category].meta.total})</h3>
-${backlinksTable(options.backlinks[category])}
+${backlinksTable(category, options.backlinks[category])}
 ${pager(`Pages of ${category} backlinks`, options.backlinks[category].meta, (page) =>
   siteHref(site.id, { ...view, [key]: page }, `#${category}-backlinks`)
 )}
@@ -137,11 +181,19 @@ ${pager(`Pages of ${category} backlinks`, options.backlinks[category].meta, (pag
     title: siteName(site),
     viewer: options.viewer,
     section: "sites",
-    main: html`<p><a href="/sites">All websites</a></p>
+    main: html`<p class="breadcrumb"><a href="/sites">All websites</a></p>
 <h1>${siteName(site)}</h1>
-<p>${externalLink(site.website_url)}</p>
-<h2>This month <span class="muted">(${options.stats.from} to ${options.stats.to})</span></h2>
+<p class="lead">${externalLink(site.website_url)}</p>
+<section aria-labelledby="summary">
+<h2 id="summary">${periodHeading(view.period, options.stats)}</h2>
+${periodPicker(site.id, view)}
+${options.periodError === undefined ? null : html`<p class="error" role="alert">That period cannot be shown: ${options.periodError} These are this month's counts.</p>`}
 ${statsList(options.stats)}
+</section>
+<section aria-labelledby="months">
+<h2 id="months">The last 12 months</h2>
+${charts(options.months)}
+</section>
 <h2 id="articles">Articles (${options.articles.meta.total})</h2>
 ${statusFilter(site, view)}
 ${articlesTable(options.articles)}

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpRouter } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { SitePath } from "../Articles/Api.js"
 import { Articles } from "../Articles.js"
 import { Backlinks } from "../Backlinks.js"
@@ -10,11 +10,13 @@ import { Sites } from "../Sites.js"
 import { Stats } from "../Stats.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
+import { periodQueryOf, periodViewOf, THIS_MONTH as THIS_MONTH_VIEW } from "./PeriodPicker.js"
 import { ARTICLE_STATUSES, type SiteView, sitePage, sitesPage } from "./SitesPages.js"
 
 const SITES_PER_PAGE = 50
 const ITEMS_PER_PAGE = 20
 const THIS_MONTH = { period: "this_month" } as const
+const CHART_MONTHS = 12
 
 /** A page number from a query string; anything that is not one is the first page. */
 const pageNumber = (value: string | null) => (value !== null && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1)
@@ -58,14 +60,33 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
       )
     )
 
-    const showSite = (viewer: Viewer, siteId: SiteId, view: SiteView) =>
+    /**
+     * The counts of the period asked for, by the API's own rules; a period they refuse is said in the page, with this
+     * month's counts instead.
+     */
+    const periodCounts = (viewer: Viewer, siteId: SiteId, search: URLSearchParams) =>
+      Effect.gen(function* () {
+        const query = periodQueryOf(search)
+        const counted = Either.isLeft(query)
+          ? Either.left(query.left)
+          : yield* stats.get(viewer.credential, siteId, query.right).pipe(
+              Effect.map((counts) => Either.right({ counts, period: periodViewOf(query.right) })),
+              Effect.catchTag("ValidationError", (error) => Effect.succeed(Either.left(error.message)))
+            )
+        if (Either.isRight(counted)) return { ...counted.right, error: undefined }
+        const counts = yield* stats.get(viewer.credential, siteId, THIS_MONTH)
+        return { counts, period: THIS_MONTH_VIEW, error: counted.left }
+      })
+
+    const showSite = (viewer: Viewer, siteId: SiteId, view: Omit<SiteView, "period">, search: URLSearchParams) =>
       Effect.gen(function* () {
         const site = yield* sites.requireReadable(viewer.credential, siteId)
         const backlinksOf = (category: BacklinkCategory, page: number) =>
           backlinks.list(viewer.credential, siteId, { category, page, per_page: ITEMS_PER_PAGE })
         const shown = yield* Effect.all(
           {
-            stats: stats.get(viewer.credential, siteId, THIS_MONTH),
+            period: periodCounts(viewer, siteId, search),
+            months: stats.monthly(viewer.credential, siteId, CHART_MONTHS),
             articles: articles.list(viewer.credential, siteId, {
               status: view.status,
               page: view.page,
@@ -74,14 +95,16 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
             industry: backlinksOf("industry", view.industry_page),
             local: backlinksOf("local", view.local_page)
           },
-          { concurrency: 2 }
+          { concurrency: 3 }
         )
         return sendPage(
           sitePage({
             viewer,
             site,
-            view,
-            stats: shown.stats,
+            view: { ...view, period: shown.period.period },
+            stats: shown.period.counts,
+            periodError: shown.period.error,
+            months: shown.months,
             articles: shown.articles,
             backlinks: { industry: shown.industry, local: shown.local }
           })
@@ -96,13 +119,13 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
           const siteId = Option.flatMap(decodeSitePath(params), (path) => path.id)
           if (Option.isNone(siteId)) return notFoundPage(viewer, "website")
           const search = searchOf(request.url)
-          const view: SiteView = {
+          const view = {
             status: statusOf(search.get("status")),
             page: pageNumber(search.get("page")),
             industry_page: pageNumber(search.get("industry_page")),
             local_page: pageNumber(search.get("local_page"))
           }
-          return yield* showSite(viewer, siteId.value, view).pipe(
+          return yield* showSite(viewer, siteId.value, view, search).pipe(
             Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "website"))),
             // The view's values are all valid by construction; anything else is a defect.
             Effect.orDie

@@ -1,0 +1,141 @@
+import type { AccountActivityRow, ActivityRow } from "../Audit/Repo.js"
+import type { ArticleWithBody } from "../Domain/Article.js"
+import { html } from "../Http/Html.js"
+import { who } from "./ArticlePages.js"
+import { type Column, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
+
+/** The origins an activity log can be narrowed to. */
+export const ACTIVITY_ORIGINS = ["API", "MCP", "editor", "rewrite"] as const
+
+const originNames: Record<(typeof ACTIVITY_ORIGINS)[number], string> = {
+  API: "API",
+  MCP: "MCP (assistants)",
+  editor: "Editor",
+  rewrite: "Rewrite and import"
+}
+
+/** What a row did: a revision saved (linked), or the call's tool or method and path. */
+const what = (row: ActivityRow, articleId: number | null) =>
+  row.kind === "change"
+    ? articleId === null
+      ? html`Revision ${row.revision ?? ""} saved`
+      : html`Revision <a href="/articles/${articleId}/revisions/${row.revision ?? 0}">${row.revision ?? ""}</a> saved`
+    : html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
+
+const status = (row: ActivityRow) =>
+  row.status === null ? none : html`<span class="badge ${row.status < 400 ? "ok" : "failed"}">${row.status}</span>`
+
+const filters = (base: string, origin: string | undefined) => html`<nav class="filters" aria-label="Show activity from">
+${origin === undefined ? html`<strong aria-current="true">All</strong>` : html`<a href="${base}">All</a>`}
+${ACTIVITY_ORIGINS.map((o) =>
+  o === origin
+    ? html`<strong aria-current="true">${originNames[o]}</strong>`
+    : html`<a href="${base}?origin=${o}">${originNames[o]}</a>`
+)}
+</nav>`
+
+const pages = (base: string, origin: string | undefined, page: number, hasNext: boolean) => {
+  const href = (n: number) => `${base}?page=${n}${origin === undefined ? "" : `&origin=${origin}`}`
+  return html`<nav class="pages" aria-label="Activity pages">
+${page > 1 ? html`<a href="${href(page - 1)}" rel="prev">Newer</a>` : null}
+<span>Page ${page}</span>
+${hasNext ? html`<a href="${href(page + 1)}" rel="next">Older</a>` : null}
+</nav>`
+}
+
+const COLUMNS: ReadonlyArray<Column> = [
+  { label: "Time" },
+  { label: "Origin" },
+  { label: "Who" },
+  { label: "What" },
+  { label: "Reason" },
+  { label: "Status", num: true }
+]
+const ACCOUNT_COLUMNS: ReadonlyArray<Column> = [...COLUMNS.slice(0, 3), { label: "Article" }, ...COLUMNS.slice(3)]
+
+/** The article's story: its API and MCP calls and its changes in the editor or by a rewrite, newest first. */
+export const activityPage = (options: {
+  readonly viewer: Viewer
+  readonly article: ArticleWithBody
+  readonly rows: ReadonlyArray<ActivityRow>
+  readonly origin: string | undefined
+  readonly page: number
+  readonly hasNext: boolean
+}) => {
+  const { article, origin } = options
+  const base = `/articles/${article.id}/activity`
+  return layout({
+    title: "Activity",
+    viewer: options.viewer,
+    section: "sites",
+    main: html`<p class="breadcrumb"><a href="/articles/${article.id}">Back to the article</a></p>
+<h1>Activity of ${article.title ?? `article ${article.id}`}</h1>
+<p class="lead">Every API and assistant (MCP) call that concerned this article, and every change made in the editor
+or by a rewrite or import, newest first.</p>
+${filters(base, origin)}
+${
+  options.rows.length === 0
+    ? html`<p>Nothing on this page.</p>`
+    : stackedTable({
+        caption: "Calls and changes, newest first",
+        columns: COLUMNS,
+        rows: options.rows.map((row) => [
+          timestamp(row.at),
+          row.origin,
+          who(row),
+          what(row, article.id),
+          row.reason ?? none,
+          status(row)
+        ])
+      })
+}
+${pages(base, origin, options.page, options.hasNext)}`
+  })
+}
+
+/** The article a row concerns: its title linked when it is the account's own, else its number as the call named it. */
+const articleCell = (row: AccountActivityRow) =>
+  row.article_title !== null || row.own_article
+    ? html`<a href="/articles/${row.article_id ?? 0}">${row.article_title ?? `Article ${row.article_id ?? ""}`}</a>`
+    : row.article_id === null
+      ? none
+      : html`Article ${row.article_id}`
+
+/** `GET /activity`: the whole account's calls and changes, newest first, filterable by origin. */
+export const accountActivityPage = (options: {
+  readonly viewer: Viewer
+  readonly rows: ReadonlyArray<AccountActivityRow>
+  readonly origin: string | undefined
+  readonly page: number
+  readonly hasNext: boolean
+  readonly retentionDays: number
+}) => {
+  const { origin } = options
+  return layout({
+    title: "Activity",
+    viewer: options.viewer,
+    section: "activity",
+    main: html`<h1>Activity</h1>
+<p class="lead">Every API and assistant (MCP) call made with your account, and every change to your articles made in
+the editor or by a rewrite or import, newest first. Calls are kept for ${options.retentionDays} days.</p>
+${filters("/activity", origin)}
+${
+  options.rows.length === 0
+    ? html`<p>Nothing on this page.</p>`
+    : stackedTable({
+        caption: "Calls and changes on your account, newest first",
+        columns: ACCOUNT_COLUMNS,
+        rows: options.rows.map((row) => [
+          timestamp(row.at),
+          row.origin,
+          who(row),
+          articleCell(row),
+          what(row, row.own_article ? row.article_id : null),
+          row.reason ?? none,
+          status(row)
+        ])
+      })
+}
+${pages("/activity", origin, options.page, options.hasNext)}`
+  })
+}

@@ -1,0 +1,102 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, TestClock } from "effect"
+import type { Page } from "playwright-core"
+import type { ArticleId } from "../../src/Domain/Ids.js"
+import { inBrowser, newPage } from "./Browser.js"
+import type { Screen } from "./PageChecks.js"
+import { TestApp } from "./TestServer.js"
+import { PASSWORD } from "./WebPages.js"
+
+/**
+ * Under `layer(...)` the server runs on the test clock, which starts at the epoch; the browser's requests meet that
+ * clock too. Each test starts at the real time and a minute after the previous one, so that no two share a
+ * request-limit window.
+ */
+let lastStart = 0
+export const startClock = Effect.suspend(() => {
+  lastStart = Math.max(Date.now(), lastStart + 61_000)
+  return TestClock.setTime(lastStart)
+})
+
+/** A new account with a password and one website, and a fresh browser page on the server with `screen`'s size. */
+export const visitor = (screen: Screen) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const email = `browser-${crypto.randomUUID().slice(0, 8)}@example.com`
+    const account = yield* app.makeAccount({ email, password: PASSWORD })
+    const siteId = yield* app.makeSite(account.accountId, {
+      name: "Garden Tools Weekly",
+      website_url: "https://garden-tools-weekly.example.com"
+    })
+    const page = yield* newPage({ baseURL: app.baseUrl, viewport: screen })
+    return { app, page, siteId, ...account }
+  })
+
+/** Opens a protected page, is sent to sign in, fills the form by its labels and lands back on the page. */
+export const signIn = (page: Page, email: string, path = "/sites") =>
+  inBrowser(async () => {
+    await page.goto(path)
+    await page.waitForURL(`**/signin?return_to=${encodeURIComponent(path)}`)
+    await page.getByLabel("E-mail").fill(email)
+    await page.getByLabel("Password").fill(PASSWORD)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.waitForURL(`**${path}`)
+  })
+
+/** Clicks what `click` finds and waits for the page that answers to load. */
+export const follow = (page: Page, click: () => Promise<void>) =>
+  inBrowser(async () => {
+    await Promise.all([page.waitForEvent("load"), click()])
+  })
+
+/** The text a reader sees in the first element matching `selector` (Playwright's rendered text, not the DOM's). */
+// biome-ignore lint/performance/useDomNodeTextContent: this is Playwright's Locator, and the rendered text is the point
+export const text = (page: Page, selector: string) => inBrowser(() => page.locator(selector).first().innerText())
+
+export const PARTNER = { href: "https://partner.example/", text: "our partner" }
+export const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a> today.</p>`
+
+export const articleRow = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ title: string; body: string }>`select title, body from articles where id = ${id}`.pipe(
+      Effect.map((rows) => rows[0]!),
+      Effect.orDie
+    )
+  )
+
+export const revisions = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ number: number; origin: string; title: string; body: string }>`
+      select number, origin, title, body from article_revisions where article_id = ${id} order by number`.pipe(
+      Effect.orDie
+    )
+  )
+
+/** Stores revision 1 of an article as an import does: origin rewrite, reason `import <file>`, the text as it came. */
+export const importedOriginal = (id: ArticleId, fields: { readonly title: string; readonly body: string }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.all([
+      sql`insert into article_revisions ${sql.insert({
+        article_id: id,
+        number: 1,
+        origin: "rewrite",
+        reason: "import garden-tools.json",
+        title: fields.title,
+        body: fields.body,
+        meta_description: "Old meta"
+      })}`,
+      sql`update articles set revision = 1 where id = ${id}`
+    ]).pipe(Effect.orDie)
+  )
+
+/** Submits the editor with `fields` changed, then waits for the page that answers. */
+export const saveInEditor = (
+  page: Page,
+  fields: { readonly title?: string; readonly body?: string; readonly reason?: string }
+) =>
+  inBrowser(async () => {
+    if (fields.title !== undefined) await page.getByLabel("Title").fill(fields.title)
+    if (fields.body !== undefined) await page.getByLabel("HTML body").fill(fields.body)
+    if (fields.reason !== undefined) await page.getByLabel("Reason (optional)").fill(fields.reason)
+    await Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: "Save" }).click()])
+  })

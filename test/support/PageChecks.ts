@@ -1,0 +1,107 @@
+import { readFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Page } from "playwright-core"
+import { inBrowser, screenshot } from "./Browser.js"
+
+/** The two screens every page is checked on: a desktop window and a small phone. */
+export const DESKTOP = { width: 1280, height: 800 } as const
+export const PHONE = { width: 375, height: 740 } as const
+export const SCREENS = [DESKTOP, PHONE] as const
+export type Screen = (typeof SCREENS)[number]
+
+const require = createRequire(import.meta.url)
+
+/** axe-core's browser build, read once from the package. */
+let axeSource: string | undefined
+const axe = () => {
+  axeSource ??= readFileSync(require.resolve("axe-core/axe.min.js"), "utf8")
+  return axeSource
+}
+
+interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<unknown>; readonly failureSummary?: string }>
+}
+
+/**
+ * axe-core's violations of impact serious or critical on the page as it is now. The script is evaluated through the
+ * DevTools protocol, which the pages' CSP (scripts only from the site's own files) does not govern.
+ */
+export const seriousViolations = (page: Page) =>
+  inBrowser(async () => {
+    const loaded = await page.evaluate(() => "axe" in globalThis)
+    if (!loaded) await page.evaluate(axe())
+    const violations = await page.evaluate(async () => {
+      const runner = (globalThis as unknown as { axe: { run: () => Promise<{ violations: Array<AxeViolation> }> } }).axe
+      const results = await runner.run()
+      return results.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        help: v.help,
+        nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary }))
+      }))
+    })
+    return violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+  })
+
+/**
+ * What every page must pass, on whichever screen the test's page has: no horizontal scrolling of the page on a phone
+ * (`scrollWidth` within the 375 px viewport), no serious or critical axe-core violation, and a full-page screenshot
+ * `test-output/screenshots/<name>-<width>.png` for people to look at.
+ */
+export const checkPage = (page: Page, name: string) =>
+  Effect.gen(function* () {
+    const width = page.viewportSize()?.width ?? DESKTOP.width
+    // Article bodies are shown in frames: let them finish before the picture is taken.
+    yield* inBrowser(() => Promise.all(page.frames().map((frame) => frame.waitForLoadState("load"))))
+    yield* screenshot(page, `${name}-${width}`)
+    if (width <= PHONE.width) {
+      const scrollWidth = yield* inBrowser(() => page.evaluate(() => document.documentElement.scrollWidth))
+      assert.isAtMost(scrollWidth, PHONE.width, `${name}: the page is ${scrollWidth} px wide at ${width} px`)
+    }
+    const violations = yield* seriousViolations(page)
+    assert.deepStrictEqual(
+      violations.map((v) => `${v.impact} ${v.id}: ${v.help} ${JSON.stringify(v.nodes.slice(0, 3))}`),
+      [],
+      `${name} at ${width} px`
+    )
+  })
+
+/**
+ * Presses Tab up to `presses` times from the top of the page and lists what got focus: each focused element must be
+ * on screen with a visible focus outline. Returns the accessible names in order.
+ */
+export const tabThrough = (page: Page, presses: number) =>
+  Effect.gen(function* () {
+    const names: Array<string> = []
+    for (let i = 0; i < presses; i++) {
+      yield* inBrowser(() => page.keyboard.press("Tab"))
+      const focused = yield* inBrowser(() =>
+        page.evaluate(() => {
+          const element = document.activeElement
+          if (element === null || element === document.body) return null
+          const box = element.getBoundingClientRect()
+          const style = getComputedStyle(element)
+          const label =
+            element.getAttribute("aria-label") ??
+            (element instanceof HTMLInputElement ? (element.labels?.[0]?.textContent ?? element.name) : null) ??
+            element.textContent?.replace(/\s+/g, " ").trim() ??
+            ""
+          return {
+            label,
+            visible: box.width > 0 && box.height > 0,
+            outlined: style.outlineStyle !== "none" && Number.parseFloat(style.outlineWidth) >= 2
+          }
+        })
+      )
+      if (focused === null) break
+      assert.isTrue(focused.visible, `focused "${focused.label}" is not on screen`)
+      assert.isTrue(focused.outlined, `focused "${focused.label}" shows no focus outline`)
+      names.push(focused.label)
+    }
+    return names
+  })
