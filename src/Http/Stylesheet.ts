@@ -122,7 +122,9 @@ tbody th > a:only-child:hover { text-decoration: underline; }
   table.stack td::after { content: ""; display: block; clear: both; }
   table.stack tbody tr:hover > * { background: none; }
   table.stack td time .time-of-day { display: inline; }
+  table.stack .on-phone { display: inline; }
 }
+.on-phone { display: none; }
 .badge { display: inline-block; padding: 0 var(--space-2); border-radius: 999px; font-size: 0.8rem; font-weight: 600;
   background: var(--surface-2); color: var(--text); border: 1px solid var(--border); white-space: nowrap; }
 .badge.published, .badge.live, .badge.ok { background: var(--ok-soft); color: var(--ok); border-color: transparent; }

@@ -55,7 +55,7 @@ const historyTable = (articleId: number, entries: ReadonlyArray<RevisionEntry>) 
         rows: entries.map(
           (entry) =>
             [
-              html`<a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a>${
+              html`<span class="on-phone">Revision </span><a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a>${
                 isOriginal(entry) ? html` <span class="badge">original</span>` : null
               }`,
               timestamp(entry.created_at),
