@@ -1,3 +1,5 @@
+import { diffArrays } from "diff"
+
 /** One line of a line diff: kept in both, only in the old text, or only in the new one. */
 export interface DiffLine {
   readonly kind: "same" | "removed" | "added"
@@ -8,46 +10,26 @@ export interface DiffLine {
 export type DiffItem = DiffLine | { readonly kind: "gap"; readonly lines: number }
 
 /**
- * The largest changed region (lines before × lines after) compared line by line. The table of that comparison takes
- * 4 bytes a cell, so this bounds it at 64 MiB; a larger region is shown as all its old lines removed and all its new
- * ones added, which is still exact, only less precise.
+ * Past this many edits (lines removed plus added) the diff stops looking for the shortest one and shows the region as
+ * all its old lines removed and all its new ones added, which is still exact, only less precise.
  */
-const MAX_CELLS = 16_000_000
+const MAX_EDIT_LENGTH = 20_000
 
-/** The longest-common-subsequence diff of two arrays of lines (O(n·m) time and memory). */
+/**
+ * The line diff of two arrays of lines, by the `diff` package's O(ND) algorithm (Myers): fast on long bodies with
+ * few changes, where a table of every pair of lines would take seconds and hundreds of MiB.
+ */
 const lcsDiff = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<DiffLine> => {
-  const n = a.length
-  const m = b.length
-  if (n * m > MAX_CELLS) {
+  const changes = diffArrays([...a], [...b], { maxEditLength: MAX_EDIT_LENGTH })
+  if (changes === undefined) {
     return [
       ...a.map((text) => ({ kind: "removed" as const, text })),
       ...b.map((text) => ({ kind: "added" as const, text }))
     ]
   }
-  // lcs[i][j]: length of the longest common subsequence of a[i..] and b[j..].
-  const lcs: Array<Uint32Array> = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1))
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!)
-    }
-  }
-  const out: Array<DiffLine> = []
-  let i = 0
-  let j = 0
-  while (i < n && j < m) {
-    if (a[i] === b[j]) {
-      out.push({ kind: "same", text: a[i]! })
-      i++
-      j++
-    } else if (lcs[i + 1]![j]! >= lcs[i]![j + 1]!) {
-      out.push({ kind: "removed", text: a[i++]! })
-    } else {
-      out.push({ kind: "added", text: b[j++]! })
-    }
-  }
-  while (i < n) out.push({ kind: "removed", text: a[i++]! })
-  while (j < m) out.push({ kind: "added", text: b[j++]! })
-  return out
+  return changes.flatMap((change) =>
+    change.value.map((text): DiffLine => ({ kind: change.added ? "added" : change.removed ? "removed" : "same", text }))
+  )
 }
 
 /**
