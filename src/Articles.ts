@@ -50,6 +50,6 @@ export class Articles extends Effect.Service<Articles>()("Articles", {
       })
     })
 
-    return { list, get }
+    return { list, get, metaDescription: repo.metaDescription }
   })
 }) {}

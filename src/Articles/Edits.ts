@@ -269,7 +269,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       previewPatch,
       setFeaturedImage,
       restore,
-      history: revisions.listForArticle
+      history: revisions.listForArticle,
+      /** The history as the article page lists it: newest first, with who made each change. */
+      entries: revisions.entries
     }
   })
 }) {}

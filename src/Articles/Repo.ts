@@ -109,6 +109,23 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         }
       })(undefined).pipe(Effect.orDie)
 
-    return { list, findReadable, lockWritable, saveChange }
+    /** The meta description, which the editor shows (the interface's ArticleWithBody has none). */
+    const metaDescription = (id: ArticleId) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: Schema.Struct({ meta_description: Schema.NullOr(Schema.String) }),
+        execute: () => sql`select meta_description from articles where id = ${id}`
+      })(undefined).pipe(
+        Effect.map((row) => (row._tag === "Some" ? row.value.meta_description : null)),
+        Effect.orDie
+      )
+
+    return {
+      metaDescription,
+      list,
+      findReadable,
+      lockWritable,
+      saveChange
+    }
   })
 }) {}

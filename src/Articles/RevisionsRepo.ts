@@ -24,6 +24,17 @@ export class RevisionRow extends Schema.Class<RevisionRow>("RevisionRow")({
   created_at: Schema.String
 }) {}
 
+/** A revision as the history lists it, with who made it (a user's e-mail or an API key's name and prefix). */
+export class RevisionEntry extends Schema.Class<RevisionEntry>("RevisionEntry")({
+  number: Schema.Number,
+  created_at: Schema.String,
+  origin: RevisionOrigin,
+  reason: Schema.NullOr(Schema.String),
+  user_email: Schema.NullOr(Schema.String),
+  key_name: Schema.NullOr(Schema.String),
+  key_prefix: Schema.NullOr(Schema.String)
+}) {}
+
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/RevisionsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -67,7 +78,22 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/Revisi
       execute: (id) => sql`select ${columns} from article_revisions where article_id = ${id} order by number desc`
     })
 
+    // Newest first, along article_revisions_article_number_key; the joins are by primary key.
+    const entries = SqlSchema.findAll({
+      Request: Schema.Number,
+      Result: RevisionEntry,
+      execute: (id) => sql`
+        select r.number, ${sql.unsafe(rfc3339("r.created_at"))} as created_at,
+          r.origin, r.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix
+        from article_revisions r
+        left join users u on u.id = r.user_id
+        left join api_keys k on k.id = r.api_key_id
+        where r.article_id = ${id}
+        order by r.number desc`
+    })
+
     return {
+      entries: (articleId: ArticleId) => entries(articleId).pipe(Effect.orDie),
       insert: (revision: typeof NewRevision.Type) => insert(revision).pipe(Effect.orDie),
       /**
        * Stores each article's current content as its current revision number (`articles.revision`), where that

@@ -1,8 +1,7 @@
-import type { RevisionRow } from "../Articles/RevisionsRepo.js"
+import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { html, type SafeHtml } from "../Http/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
-import type { RevisionEntry } from "./ArticleRepo.js"
 import { externalLink, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
 /** The stylesheet of the sandboxed body frame: protected links stand out. */

@@ -10,7 +10,6 @@ import { ArticleId } from "../Domain/Ids.js"
 import type { Form } from "../SignIn/Forms.js"
 import { explain } from "./ArticleErrors.js"
 import { articlePage, type EditorValues, restoreConfirmPage, revisionPage } from "./ArticlePages.js"
-import { ArticlePageRepo } from "./ArticleRepo.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
 
@@ -40,7 +39,6 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
     const guard = yield* PageGuard
     const articles = yield* Articles
     const edits = yield* ArticleEdits
-    const repo = yield* ArticlePageRepo
 
     const articleIdParam = Effect.map(HttpRouter.params, (params) =>
       Option.map(positive(params.id), (id) => ArticleId.make(id))
@@ -55,8 +53,8 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
       extra: { editor?: EditorValues; notice?: string; failure?: unknown } = {}
     ) =>
       Effect.gen(function* () {
-        const meta = yield* repo.metaDescription(article.id)
-        const history = yield* repo.history(article.id)
+        const meta = yield* articles.metaDescription(article.id)
+        const history = yield* edits.entries(article.id)
         return sendPage(
           articlePage({
             viewer,
@@ -128,7 +126,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
               body: form.get("body") ?? "",
               reason: form.get("reason") ?? ""
             }
-            const meta = yield* repo.metaDescription(current.id)
+            const meta = yield* articles.metaDescription(current.id)
             const outcome = yield* Effect.either(save(viewer, current, meta, form))
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
@@ -136,7 +134,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
               return yield* showArticle(viewer, current, { editor, failure: outcome.left })
             }
             if (!outcome.right) return seeOther(`/articles/${current.id}?saved=none`)
-            const history = yield* repo.history(current.id)
+            const history = yield* edits.entries(current.id)
             return seeOther(`/articles/${current.id}?saved=${history[0]?.number ?? 0}`)
           })
         )
@@ -200,7 +198,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
                 publicError(outcome.left).status
               )
             }
-            const history = yield* repo.history(article.id)
+            const history = yield* edits.entries(article.id)
             return seeOther(`/articles/${article.id}?saved=${history[0]?.number ?? 0}`)
           })
         )

@@ -2,7 +2,6 @@ import { Layer } from "effect"
 import { AssetRoutesLive } from "../Http/Assets.js"
 import { PublicUrlLive } from "../Http/PublicUrl.js"
 import { ActivityRoutesLive } from "./ActivityRoutes.js"
-import { ArticlePageRepo } from "./ArticleRepo.js"
 import { ArticleRoutesLive } from "./ArticleRoutes.js"
 import { Assistants } from "./Assistants.js"
 import { ConnectionRoutesLive } from "./ConnectionRoutes.js"
@@ -19,4 +18,4 @@ export const WebPagesLive = Layer.mergeAll(
   ConnectionRoutesLive,
   ArticleRoutesLive,
   ActivityRoutesLive
-).pipe(Layer.provide([PageGuard.Default, Assistants.Default, ArticlePageRepo.Default]), Layer.provide(PublicUrlLive))
+).pipe(Layer.provide([PageGuard.Default, Assistants.Default]), Layer.provide(PublicUrlLive))
