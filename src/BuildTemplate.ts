@@ -1,0 +1,14 @@
+import { Effect } from "effect"
+import { embeddedServer, layerEmbeddedClient, migrate } from "./Database.js"
+
+/**
+ * Creates the embedded database template in `dir`: initdb and every migration (scripts/build.js runs this once per
+ * build; see EmbeddedTemplate.ts).
+ */
+export const buildTemplate = (dir: string): Promise<void> =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const server = yield* embeddedServer({ dataDir: dir })
+      yield* migrate.pipe(Effect.provide(layerEmbeddedClient(server)))
+    }).pipe(Effect.scoped, Effect.orDie)
+  )
