@@ -86,6 +86,13 @@ export const exitCode = (exit: Exit.Exit<unknown, unknown>, signal: NodeJS.Signa
 }
 
 /**
+ * `cbs import - --json`: @effect/cli takes a lone `-` for the start of an option and stops reading there, but reads
+ * it as the FILE argument after the options. `import` has no option that takes a value, so it can be moved there.
+ */
+const standardInputLast = (argv: ReadonlyArray<string>) =>
+  argv[2] === "import" && argv.includes("-") ? [...argv.filter((arg) => arg !== "-"), "-"] : argv
+
+/**
  * Runs `cbs` on `argv` (laid out as `process.argv`: runtime, script, then the arguments). Fails when the command
  * does, after reporting it; `exitCode` turns that into the exit status. While @effect/cli reads the arguments, it
  * prints through `helpConsole` (usage lines as `cbs …`, no colour off a terminal or with NO_COLOR, its own error
@@ -97,7 +104,7 @@ export const runCbs = <E, R>(argv: ReadonlyArray<string>, database: DatabaseFor<
     const console = yield* Effect.console
     const color = !output.noColor && process.stdout.isTTY === true
     const cbs = Command.transformHandler(makeCbs(database), (handler) => Effect.withConsole(handler, console))
-    yield* Command.run(cbs, { name: "cbs", version: packageJson.version })(argv).pipe(
+    yield* Command.run(cbs, { name: "cbs", version: packageJson.version })(standardInputLast(argv)).pipe(
       Effect.withConsole(helpConsole(console, { color, argv }))
     )
   }).pipe(Effect.tapErrorCause(report), Effect.provide(LogsTo("stderr")))
