@@ -8,7 +8,8 @@ import { embeddedServer, layerEmbeddedClient, migrate } from "./Database.js"
 export const buildTemplate = (dir: string): Promise<void> =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const server = yield* embeddedServer({ dataDir: dir })
+      // WAL segments of 1 MB rather than 16: every new data directory copies the template, WAL included.
+      const server = yield* embeddedServer({ dataDir: dir, initdb: ["--wal-segsize=1"] })
       yield* migrate.pipe(Effect.provide(layerEmbeddedClient(server)))
     }).pipe(Effect.scoped, Effect.orDie)
   )

@@ -62,7 +62,12 @@ export const layerPostgres = (url: Redacted.Redacted, maxConnections = 10) =>
  * An embedded PostgreSQL (PGlite) served over the wire protocol on a free loopback port, so that the same
  * `@effect/sql-pg` code runs on it. `dataDir` undefined keeps the data in memory; `loadDataDir` starts from a dump.
  */
-export const embeddedServer = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
+export const embeddedServer = (options: {
+  readonly dataDir?: string | undefined
+  readonly loadDataDir?: Blob
+  /** Arguments for initdb, when the database is new. */
+  readonly initdb?: ReadonlyArray<string>
+}) =>
   Effect.gen(function* () {
     // Loaded here, not with this module: a command on PostgreSQL never needs it.
     const [{ PGlite }, { PGLiteSocketServer }] = yield* Effect.promise(() =>
@@ -72,7 +77,8 @@ export const embeddedServer = (options: { readonly dataDir?: string | undefined;
       Effect.tryPromise(() =>
         PGlite.create({
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
+          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+          ...(options.initdb === undefined ? {} : { initDbStartParams: [...options.initdb] })
         })
       ),
       (db) => Effect.promise(() => db.close())
