@@ -8,19 +8,24 @@ import { OutputConfig } from "./Config.js"
  */
 export const LogsTo = (target: "stdout" | "stderr") =>
   Layer.unwrapEffect(
-    Effect.map(OutputConfig, (config) => {
-      const tty = (target === "stdout" ? process.stdout : process.stderr).isTTY === true
-      const logger =
-        config.logFormat === "json"
-          ? (target === "stdout" ? Logger.withConsoleLog : Logger.withConsoleError)(Logger.jsonLogger)
-          : Logger.prettyLogger({ stderr: target === "stderr", colors: tty && !config.noColor })
-      return Layer.scopedDiscard(
-        Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
-          HashSet.add(
-            HashSet.filter(loggers, (other) => other === Logger.tracerLogger),
-            logger
+    // A LOG_FORMAT or NO_COLOR that does not read is reported by whoever reads OutputConfig for itself (`cbs`
+    // reports it as its error); the log lines meanwhile stay JSON.
+    Effect.map(
+      Effect.orElseSucceed(OutputConfig, () => ({ logFormat: "json", noColor: false }) as const),
+      (config) => {
+        const tty = (target === "stdout" ? process.stdout : process.stderr).isTTY === true
+        const logger =
+          config.logFormat === "json"
+            ? (target === "stdout" ? Logger.withConsoleLog : Logger.withConsoleError)(Logger.jsonLogger)
+            : Logger.prettyLogger({ stderr: target === "stderr", colors: tty && !config.noColor })
+        return Layer.scopedDiscard(
+          Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
+            HashSet.add(
+              HashSet.filter(loggers, (other) => other === Logger.tracerLogger),
+              logger
+            )
           )
         )
-      )
-    })
+      }
+    )
   )

@@ -281,8 +281,8 @@ describe("cbs as a process", () => {
       Effect.gen(function* () {
         const dataDir = join(yield* tempDir("cbs-log-test-"), "data")
         const child = yield* startCbs(["serve", "--port", "0"], embeddedEnv(dataDir))
-        const address = yield* waitForLine(child, /listening on (http:\/\/\S+)$/m).pipe(Effect.timeout("150 seconds"))
-        const port = new URL(address).port
+        yield* waitForLine(child, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout("150 seconds"))
+        const port = new URL(/listening on (http:\/\/\S+)$/m.exec(child.stdout())![1]!).port
         const key = /^API key: (\S+)$/m.exec(child.stdout())![1]!
         for (const path of ["/api/v1/sites", "/api/v1/sites/999999", "/healthz"]) {
           yield* Effect.promise(() =>
