@@ -6,7 +6,7 @@
 //   - a later (warm) start on the embedded database to its first answer (target ≤ 2 s), and on PostgreSQL;
 //   - the server's resident memory on PostgreSQL after answering a few hundred requests (target ≤ 200 MiB).
 // "First answer" is the first 200 from GET /readyz, which needs the database. Wall times depend on how busy the
-// machine is, so the load average is printed before and after, and the CPU time of the short commands beside them.
+// machine is, so the load average is printed before and after, and the CPU time each process used beside them.
 // Run: npm run bench:start   (DATABASE_URL: an admin connection; default postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_RUNS: runs per figure, default 5)
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -91,6 +91,8 @@ interface Served {
   readonly baseUrl: string
   /** Milliseconds from the spawn to the first 200 from /readyz. */
   readonly readyMs: number
+  /** CPU milliseconds (user + system) the process had used by then. */
+  readonly cpuMs: number | undefined
   /** What it printed, each line with the milliseconds since the spawn. */
   readonly lines: ReadonlyArray<string>
   readonly stdout: () => string
@@ -129,7 +131,8 @@ const serve = async (env: NodeJS.ProcessEnv): Promise<Served> => {
     }
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  return { child, baseUrl, readyMs: performance.now() - started, lines, stdout: () => stdout }
+  const readyMs = performance.now() - started
+  return { child, baseUrl, readyMs, cpuMs: cpuOf(child.pid!), lines, stdout: () => stdout }
 }
 
 const stop = (child: ChildProcess) =>
@@ -142,6 +145,17 @@ const stop = (child: ChildProcess) =>
     })
     child.kill("SIGTERM")
   })
+
+/** The CPU time a process has used so far (user + system), from /proc (Linux); undefined elsewhere. */
+const cpuOf = (pid: number): number | undefined => {
+  try {
+    // Fields 14 and 15 (utime, stime), counted after the command name, which may hold spaces.
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return undefined
+  }
+}
 
 /** Resident memory now and at its peak, in MiB, from /proc (Linux). */
 const memoryOf = (pid: number) => {
@@ -197,26 +211,30 @@ const main = async () => {
 
   // The first start on a new embedded database: copy of the template, the demo data, the server.
   const first: Array<number> = []
+  const firstCpu: Array<number | undefined> = []
   let firstLines: ReadonlyArray<string> = []
   for (let i = 0; i < RUNS; i++) {
     const dataDir = path.join(workDir, `embedded-${i}`)
     embeddedDirs.push(dataDir)
     const served = await serve(envFor({ dataDir }))
     first.push(served.readyMs)
+    firstCpu.push(served.cpuMs)
     if (i === 0) firstLines = served.lines
     await stop(served.child)
   }
-  report("first start, embedded, with the demo data, to the first answer", first, "s", 6000)
+  report("first start, embedded, with the demo data, to the first answer", first, "s", 6000, firstCpu)
   console.log(firstLines.filter((line) => !line.includes("{")).join("\n"))
 
   // Later starts on the same embedded database.
   const warm: Array<number> = []
+  const warmCpu: Array<number | undefined> = []
   for (let i = 0; i < RUNS; i++) {
     const served = await serve(envFor({ dataDir: embeddedDirs[0]! }))
     warm.push(served.readyMs)
+    warmCpu.push(served.cpuMs)
     await stop(served.child)
   }
-  report("warm start, embedded, to the first answer", warm, "s", 2000)
+  report("warm start, embedded, to the first answer", warm, "s", 2000, warmCpu)
 
   const embeddedKeys: Array<Timed> = []
   for (let i = 0; i < RUNS; i++) {
@@ -248,11 +266,13 @@ const main = async () => {
   )
 
   const pgStarts: Array<number> = []
+  const pgCpu: Array<number | undefined> = []
   const rss: Array<number> = []
   const peak: Array<number> = []
   for (let i = 0; i < RUNS; i++) {
     const served = await serve(envFor(pgTarget, { REQUESTS_PER_MINUTE: "100000000", SEED_DEMO: "false" }))
     pgStarts.push(served.readyMs)
+    pgCpu.push(served.cpuMs)
     // A few hundred requests over the read endpoints, so that the figure is of a server that has worked.
     const headers = { authorization: `Bearer ${key}` }
     const sites = (await (await fetch(`${served.baseUrl}/api/v1/sites`, { headers })).json()) as {
@@ -272,7 +292,7 @@ const main = async () => {
     peak.push(memory.peak)
     await stop(served.child)
   }
-  report("warm start, PostgreSQL, to the first answer", pgStarts, "s")
+  report("warm start, PostgreSQL, to the first answer", pgStarts, "s", undefined, pgCpu)
   report("server resident memory, PostgreSQL, after 300 requests", rss, "MiB", 200)
   report("server peak resident memory, PostgreSQL", peak, "MiB")
 

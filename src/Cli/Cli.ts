@@ -48,7 +48,7 @@ const messageOf = (error: unknown): string =>
   ConfigError.isConfigError(error)
     ? String(error).replace(/^\((.*)\)$/s, "$1")
     : ValidationError.isValidationError(error)
-      ? stripAnsi(HelpDoc.toAnsiText(error.error)).replace(/\bis not a integer\b/, "is not an integer")
+      ? stripAnsi(HelpDoc.toAnsiText(error.error))
       : typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
         ? error.message
         : String(error)

@@ -18,7 +18,7 @@ export const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, " ")
  * Its error messages are not printed: the caller reports them on one line.
  */
 export const helpConsole = (
-  console: Console.Console,
+  base: Console.Console,
   options: { readonly color: boolean; readonly argv: ReadonlyArray<string> }
 ): Console.Console => {
   // The words that named the command: `cbs key create --help` → cbs, key, create.
@@ -31,8 +31,8 @@ export const helpConsole = (
       return at === -1 ? line : `${lead}${path.slice(0, at + 1).join(" ")}`
     })
   return {
-    ...console,
-    log: (...args) => console.log(...args.map((arg) => (typeof arg === "string" ? rewrite(arg) : arg))),
+    ...base,
+    log: (...args) => base.log(...args.map((arg) => (typeof arg === "string" ? rewrite(arg) : arg))),
     error: () => Effect.void
   }
 }
