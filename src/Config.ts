@@ -32,6 +32,22 @@ export const AppConfig = Config.all({
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>
 
+/** How the process writes: log lines (JSON for collectors, or pretty for people) and colour. */
+export const OutputConfig = Config.all({
+  /** `json` (default): one JSON object a line; `pretty`: for a person reading the terminal. */
+  logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("json" as const)),
+  /** Set and not empty: no ANSI colour codes (https://no-color.org). */
+  noColor: Config.string("NO_COLOR").pipe(
+    Config.withDefault(""),
+    Config.map((value) => value !== "")
+  )
+})
+
+export type OutputConfig = Config.Config.Success<typeof OutputConfig>
+
+/** A password for `cbs account create` given in the environment rather than on the command line. */
+export const PasswordFromEnvironment = Config.option(Config.redacted("CBS_PASSWORD"))
+
 /** The public base URL without a trailing slash. */
 export const publicBaseUrl = (config: AppConfig, port: number): string =>
   Option.match(config.publicBaseUrl, {

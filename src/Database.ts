@@ -3,12 +3,12 @@ import { NodeContext } from "@effect/platform-node"
 import * as Migrator from "@effect/sql/Migrator"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import { PgClient } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import type { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "./Config.js"
 import { lockDataDir } from "./DataDirLock.js"
+import { startFromTemplate } from "./EmbeddedTemplate.js"
 
 const migrationsDirectory = new URL("../migrations/", import.meta.url)
 
@@ -62,13 +62,23 @@ export const layerPostgres = (url: Redacted.Redacted, maxConnections = 10) =>
  * An embedded PostgreSQL (PGlite) served over the wire protocol on a free loopback port, so that the same
  * `@effect/sql-pg` code runs on it. `dataDir` undefined keeps the data in memory; `loadDataDir` starts from a dump.
  */
-export const embeddedServer = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
+export const embeddedServer = (options: {
+  readonly dataDir?: string | undefined
+  readonly loadDataDir?: Blob
+  /** Arguments for initdb, when the database is new. */
+  readonly initdb?: ReadonlyArray<string>
+}) =>
   Effect.gen(function* () {
-    const db = yield* Effect.acquireRelease(
+    // Loaded here, not with this module: a command on PostgreSQL never needs it.
+    const [{ PGlite }, { PGLiteSocketServer }] = yield* Effect.promise(() =>
+      Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-socket")])
+    )
+    const db: PGlite = yield* Effect.acquireRelease(
       Effect.tryPromise(() =>
         PGlite.create({
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir })
+          ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+          ...(options.initdb === undefined ? {} : { initDbStartParams: [...options.initdb] })
         })
       ),
       (db) => Effect.promise(() => db.close())
@@ -97,15 +107,22 @@ export const layerEmbeddedClient = (server: { readonly host: string; readonly po
 export const layerEmbedded = (options: { readonly dataDir?: string | undefined; readonly loadDataDir?: Blob }) =>
   Layer.unwrapScoped(Effect.map(embeddedServer(options), layerEmbeddedClient).pipe(Effect.orDie))
 
+/** Tells the person who started a command what it is doing while it works (a line on stderr, say). */
+export type Say = (line: string) => Effect.Effect<void>
+
 /**
  * The embedded database in `DATA_DIR/pg`, opened only once this process holds `DATA_DIR`'s lock, and closed before
- * the lock is given back. `command` names the `cbs` command opening it, for whoever finds it in use.
+ * the lock is given back. `command` names the `cbs` command opening it, for whoever finds it in use. A new one
+ * starts as a copy of the migrated template that the build made, when there is one.
  */
-const layerEmbeddedOwned = (dataDir: string, command: string) =>
+const layerEmbeddedOwned = (dataDir: string, command: string, say: Say) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       yield* lockDataDir(dataDir, command)
-      const server = yield* embeddedServer({ dataDir: `${dataDir}/pg` }).pipe(Effect.orDie)
+      const pgDir = `${dataDir.replace(/\/+$/, "")}/pg`
+      const fresh = yield* startFromTemplate(pgDir, say)
+      if (fresh === "none") yield* say(`Creating the embedded database in ${pgDir} (about 10 s, once)…`)
+      const server = yield* embeddedServer({ dataDir: pgDir }).pipe(Effect.orDie)
       return layerEmbeddedClient(server)
     })
   ).pipe(Layer.provide(NodeContext.layer))
@@ -114,13 +131,13 @@ const layerEmbeddedOwned = (dataDir: string, command: string) =>
  * The database the configuration selects for the `cbs` command `command`: `DATABASE_URL`, or the embedded one in
  * `DATA_DIR/pg`, which one process at a time may open (else this fails with `DatabaseInUse`). Migrated.
  */
-export const DatabaseLive = (command: string) =>
+export const DatabaseLive = (command: string, say: Say = () => Effect.void) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* AppConfig
       return Option.match(config.databaseUrl, {
         onSome: (url) => layerPostgres(url),
-        onNone: () => layerEmbeddedOwned(config.dataDir, command)
+        onNone: () => layerEmbeddedOwned(config.dataDir, command, say)
       })
     })
   ).pipe(Layer.tap((context) => migrate.pipe(Effect.provide(context), Effect.orDie)))

@@ -1,13 +1,17 @@
+import { Readable } from "node:stream"
 import { SqlClient } from "@effect/sql"
-import { Effect, Option } from "effect"
+import { Effect, Option, Stream } from "effect"
 import { RevisionsRepo } from "./Articles/RevisionsRepo.js"
 import { storedLinks } from "./Articles/StoredLinks.js"
 import { AccountsRepo } from "./Auth/AccountsRepo.js"
 import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
 import type { AccountId, SiteId } from "./Domain/Ids.js"
+import { check } from "./Import/Check.js"
+import type { ImportAccount, ImportSite } from "./Import/ImportFile.js"
 import type { ImportRefused } from "./Import/ImportRefused.js"
-import { type PreparedAccount, type PreparedSite, parseJson, prepare } from "./Import/Prepare.js"
-import { ImportRepo, type Outcome } from "./Import/Repo.js"
+import { type JsonItem, readJsonItems } from "./Import/JsonItems.js"
+import { decodeArticle, decodeBacklink, prepareArticle, recordPath } from "./Import/Prepare.js"
+import { type ArticleRecord, type BacklinkRecord, ImportRepo, type Outcome } from "./Import/Repo.js"
 
 export interface Counts {
   readonly created: number
@@ -25,8 +29,61 @@ export interface ImportSummary {
 
 type Kind = keyof ImportSummary
 
-/** Articles written per statement: few round trips for a large file, and far below PostgreSQL's parameter limit. */
-const ARTICLE_BATCH = 200
+/**
+ * Records written per statement: few round trips for a large file, far below PostgreSQL's parameter limit, and all
+ * that an import holds of its file's records at any time.
+ */
+const BATCH = 250
+
+/** Records of one kind of one website, in the order of the file. */
+interface Batch {
+  readonly kind: "articles" | "backlinks"
+  readonly account: number
+  readonly site: number
+  readonly items: Array<JsonItem & { readonly kind: "articles" | "backlinks" }>
+}
+
+type PreparedBatch =
+  | { readonly kind: "articles"; readonly rows: ReadonlyArray<ArticleRecord> }
+  | { readonly kind: "backlinks"; readonly rows: ReadonlyArray<BacklinkRecord> }
+
+/**
+ * Groups records into batches of one kind of one website, at most `BATCH` long. The file itself comes last (it ends
+ * last), and hands on the last batch.
+ */
+const batches = (open: Batch | undefined, item: JsonItem): [Batch | undefined, ReadonlyArray<Batch>] => {
+  if (item.kind === "file") return [undefined, open === undefined ? [] : [open]]
+  const joins =
+    open !== undefined &&
+    open.kind === item.kind &&
+    open.account === item.account &&
+    open.site === item.site &&
+    open.items.length < BATCH
+  if (joins) {
+    open.items.push(item)
+    return [open, []]
+  }
+  const next: Batch = { kind: item.kind, account: item.account, site: item.site, items: [item] }
+  return [next, open === undefined ? [] : [open]]
+}
+
+/** An import file: opened once for each of the two readings, `size` bytes long (for progress). */
+export interface ImportSource {
+  readonly open: () => Readable
+  readonly size: number
+  /** Where the data came from, for the revisions' reason (`import <name>`). */
+  readonly name: string
+}
+
+/**
+ * How far an import is: `checking` the file (`done` of `total` bytes read), then `writing` it (`done` of `total`
+ * records written), in one transaction that is committed only at the end.
+ */
+export interface ImportProgress {
+  readonly phase: "checking" | "writing"
+  readonly done: number
+  readonly total: number
+}
 
 const tally = () => {
   const counts: Record<Kind, Record<Outcome, number>> = {
@@ -52,7 +109,7 @@ export class Importer extends Effect.Service<Importer>()("Import", {
     const sql = yield* SqlClient.SqlClient
 
     /** Finds the account by its user's e-mail (any case) or creates it; brings its name and password up to date. */
-    const account = Effect.fn("Importer.account")(function* (input: PreparedAccount) {
+    const account = Effect.fn("Importer.account")(function* (input: ImportAccount) {
       const found = yield* repo.findUser(input.email)
       if (Option.isNone(found)) {
         const passwordHash = input.password == null ? null : yield* hashPassword(input.password)
@@ -84,12 +141,7 @@ export class Importer extends Effect.Service<Importer>()("Import", {
       return { accountId: user.account_id, outcome }
     })
 
-    const site = Effect.fn("Importer.site")(function* (
-      accountId: AccountId,
-      input: PreparedSite,
-      reason: string,
-      add: (kind: Kind, outcome: Outcome, n?: number) => void
-    ) {
+    const site = Effect.fn("Importer.site")(function* (accountId: AccountId, input: ImportSite) {
       const written = yield* repo.upsertSite({
         account_id: accountId,
         name: input.name ?? null,
@@ -99,76 +151,130 @@ export class Importer extends Effect.Service<Importer>()("Import", {
         geographic_scope: input.geographic_scope ?? null,
         industry: input.industry ?? null
       })
-      add("sites", written.outcome)
-      const siteId: SiteId = written.id
-      for (let start = 0; start < input.articles.length; start += ARTICLE_BATCH) {
-        const batch = input.articles.slice(start, start + ARTICLE_BATCH)
-        const rows = yield* repo.upsertArticles(
-          batch.map((article) => ({
+      return { siteId: written.id, outcome: written.outcome }
+    })
+
+    /** The rows of a batch of one website's records, decoded again, with each article's body sanitised. */
+    const prepareBatch = (siteId: SiteId, batch: Batch): Effect.Effect<PreparedBatch, ImportRefused> =>
+      Effect.gen(function* () {
+        if (batch.kind === "articles") {
+          const rows = []
+          for (const item of batch.items) {
+            const path = recordPath(item)
+            const article = yield* prepareArticle(yield* decodeArticle(item.value, path), path)
+            rows.push({
+              site_id: siteId,
+              title: article.title ?? null,
+              url: article.url,
+              status: article.status ?? null,
+              published_at: article.published_at ?? null,
+              target_keyword: article.target_keyword ?? null,
+              meta_description: article.meta_description ?? null,
+              featured_image_url: article.featured_image_url ?? null,
+              body: article.body,
+              word_count: article.word_count,
+              ...storedLinks(article.body, article.protected_links)
+            })
+          }
+          return { kind: "articles", rows } as const
+        }
+        const rows = []
+        for (const item of batch.items) {
+          const backlink = yield* decodeBacklink(item.value, recordPath(item))
+          rows.push({
             site_id: siteId,
-            title: article.title ?? null,
-            url: article.url,
-            status: article.status ?? null,
-            published_at: article.published_at ?? null,
-            target_keyword: article.target_keyword ?? null,
-            meta_description: article.meta_description ?? null,
-            featured_image_url: article.featured_image_url ?? null,
-            body: article.body,
-            word_count: article.word_count,
-            ...storedLinks(article.body, article.protected_links)
-          }))
-        )
-        yield* revisions.storeCurrent(
-          rows.map((row) => row.id),
-          "rewrite",
-          reason
-        )
-        const created = rows.filter((row) => row.inserted).length
-        add("articles", "created", created)
-        add("articles", "updated", rows.length - created)
-        add("articles", "unchanged", batch.length - rows.length)
-      }
-      for (const backlink of input.backlinks) {
-        const row = yield* repo.upsertBacklink({
-          site_id: siteId,
-          acquired_at: backlink.acquired_at ?? null,
-          source_domain: backlink.source_domain ?? null,
-          source_url: backlink.source_url,
-          target_url: backlink.target_url,
-          anchor_text: backlink.anchor_text ?? null,
-          anchor_type: backlink.anchor_type ?? null,
-          status: backlink.status ?? null,
-          category: backlink.category
-        })
-        add("backlinks", row.outcome)
-      }
+            acquired_at: backlink.acquired_at ?? null,
+            source_domain: backlink.source_domain ?? null,
+            source_url: backlink.source_url,
+            target_url: backlink.target_url,
+            anchor_text: backlink.anchor_text ?? null,
+            anchor_type: backlink.anchor_type ?? null,
+            status: backlink.status ?? null,
+            category: backlink.category
+          })
+        }
+        return { kind: "backlinks", rows } as const
+      })
+
+    /**
+     * Writes a batch; each article it creates or changes gets a revision. The rows written, with which were created
+     * (a row already as given is not written).
+     */
+    const writeBatch = Effect.fn("Importer.writeBatch")(function* (batch: PreparedBatch, reason: string) {
+      if (batch.kind === "backlinks") return yield* repo.upsertBacklinks(batch.rows)
+      const rows = yield* repo.upsertArticles(batch.rows)
+      yield* revisions.storeCurrent(
+        rows.map((row) => row.id),
+        "rewrite",
+        reason
+      )
+      return rows
     })
 
     /**
-     * Imports the value of an import file (`ImportFileJson`, as parsed from JSON) in one transaction: all of it or,
-     * when any field is bad, none of it. Idempotent on (account e-mail, website URL, article URL, backlink source
-     * URL + target URL): a record already as given is not written at all. An article it creates, or whose title,
-     * body, meta description or featured image it changes, gets a revision with origin `rewrite` and the reason
-     * `import <source>`, `source` naming where the data came from (the file's base name).
+     * Imports an import file in one transaction: all of it or, when any field is bad, none of it. The file is read
+     * twice as a stream, never whole: first to check every record (nothing is written when one is bad), then to
+     * write the records in batches, so that memory holds one batch, not the file. Idempotent on (account e-mail,
+     * website URL, article URL, backlink source URL + target URL): a record already as given is not written at
+     * all. An article it creates, or whose title, body, meta description or featured image it changes, gets a
+     * revision with origin `rewrite` and the reason `import <source name>`.
      */
-    const importValue = Effect.fn("Importer.importValue")(function* (input: unknown, source: string) {
-      const reason = `import ${source}`
-      const file = yield* prepare(input)
+    const importSource = Effect.fn("Importer.importSource")(function* (
+      source: ImportSource,
+      progress: (progress: ImportProgress) => Effect.Effect<void> = () => Effect.void
+    ) {
+      const reason = `import ${source.name}`
+      const plan = yield* check(readJsonItems(source.open), (bytes) =>
+        progress({ phase: "checking", done: bytes, total: source.size })
+      )
+      const total = plan.articles + plan.backlinks
       const counts = tally()
-      yield* Effect.gen(function* () {
-        for (const input of file.accounts) {
+      const write = Effect.gen(function* () {
+        const siteIds = new Map<string, SiteId>()
+        for (const [a, input] of plan.file.accounts.entries()) {
           const { accountId, outcome } = yield* account(input)
           counts.add("accounts", outcome)
-          for (const s of input.sites) yield* site(accountId, s, reason, counts.add)
+          for (const [s, siteInput] of input.sites.entries()) {
+            const { siteId, outcome } = yield* site(accountId, siteInput)
+            counts.add("sites", outcome)
+            siteIds.set(`${a} ${s}`, siteId)
+          }
         }
-      }).pipe(sql.withTransaction, Effect.orDie)
+        let done = 0
+        // The checking is done by now: each batch is prepared (its bodies sanitised) while the one before it is
+        // being written, so that the work here and the database's overlap.
+        yield* readJsonItems(source.open).pipe(
+          Stream.mapAccum(undefined as Batch | undefined, batches),
+          Stream.flattenIterables,
+          Stream.mapEffect((batch) => prepareBatch(siteIds.get(`${batch.account} ${batch.site}`)!, batch)),
+          Stream.buffer({ capacity: 1 }),
+          Stream.runForEach((batch) =>
+            Effect.gen(function* () {
+              const rows = yield* writeBatch(batch, reason)
+              const created = rows.filter((row) => row.inserted).length
+              counts.add(batch.kind, "created", created)
+              counts.add(batch.kind, "updated", rows.length - created)
+              counts.add(batch.kind, "unchanged", batch.rows.length - rows.length)
+              done += batch.rows.length
+              yield* progress({ phase: "writing", done, total })
+            })
+          )
+        )
+      })
+      yield* write.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       return counts.summary()
     })
 
-    /** Imports the text of an import file (JSON); `source` as for `importValue`. */
-    const importJson = (text: string, source: string): Effect.Effect<ImportSummary, ImportRefused> =>
-      Effect.flatMap(parseJson(text), (input) => importValue(input, source))
+    /** Imports the value of an import file (as parsed from JSON); `source` names where it came from. */
+    const importValue = (input: unknown, source: string): Effect.Effect<ImportSummary, ImportRefused> =>
+      importJson(JSON.stringify(input) ?? "", source)
 
-    return { importValue, importJson }
+    /** Imports the text of an import file (JSON); `source` names where it came from. */
+    const importJson = (text: string, source: string): Effect.Effect<ImportSummary, ImportRefused> => {
+      const bytes = Buffer.from(text, "utf8")
+      return importSource({ open: () => Readable.from([bytes]), size: bytes.length, name: source })
+    }
+
+    return { importSource, importValue, importJson }
   })
 }) {}

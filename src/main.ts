@@ -1,10 +1,27 @@
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Effect } from "effect"
-import { runCbs } from "./Cli/Cli.js"
-import { DatabaseLive } from "./Database.js"
+import { Console, Effect, Layer } from "effect"
+import { exitCode, runCbs } from "./Cli/Cli.js"
+import { StdinLive } from "./Cli/Stdin.js"
 
-// Failures are reported by the command itself (one line for a user's mistake); runMain only sets the exit code.
-runCbs(process.argv, DatabaseLive).pipe(
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disableErrorReporting: true })
+// Which signal stopped the program, for its exit status (130 after Ctrl-C); runMain interrupts on both.
+let signal: NodeJS.Signals | undefined
+for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => (signal ??= name))
+
+// The database code (and PGlite) is loaded only by a command that uses it, not by `cbs --help`.
+const database = (command: string) =>
+  Layer.unwrapEffect(
+    Effect.map(
+      Effect.promise(() => import("./Database.js")),
+      (module) => module.DatabaseLive(command, (line) => Console.error(line))
+    )
+  )
+
+// Failures are reported by the command itself (one line); runMain only sets the exit status.
+runCbs(process.argv, database).pipe(
+  Effect.provide([NodeContext.layer, StdinLive]),
+  NodeRuntime.runMain({
+    disableErrorReporting: true,
+    disablePrettyLogger: true,
+    teardown: (exit, onExit) => onExit(exitCode(exit, signal, process.argv[2]))
+  })
 )

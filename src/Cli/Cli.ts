@@ -1,11 +1,14 @@
-import { Command, ValidationError } from "@effect/cli"
-import { Cause, ConfigError, Console, Effect, type Layer, Option } from "effect"
+import { Command, HelpDoc, ValidationError } from "@effect/cli"
+import { Cause, ConfigError, Console, Effect, Exit, type Layer, Option } from "effect"
 import packageJson from "../../package.json" with { type: "json" }
+import { OutputConfig } from "../Config.js"
 import type { Database } from "../Database.js"
+import { LogsTo } from "../Logging.js"
 import { accountCommand } from "./Accounts.js"
 import { articleCommand } from "./Article.js"
 import { auditCommand } from "./Audit.js"
-import { CliError } from "./CliError.js"
+import { UsageError } from "./CliError.js"
+import { helpConsole, oneLine, stripAnsi } from "./HelpConsole.js"
 import { importCommand } from "./Import.js"
 import { keyCommand } from "./Keys.js"
 import { migrateCommand } from "./Migrate.js"
@@ -23,7 +26,7 @@ export const makeCbs = <E, R>(database: DatabaseFor<E, R>) => {
   const withDatabase = <Name extends string, R2, E2, A>(command: Command.Command<Name, R2, E2, A>, name: Name) =>
     Command.provide(command, database(name))
   const root = Command.make("cbs", {}, () =>
-    Effect.fail(new CliError({ message: "no command given: `cbs --help` lists the commands" }))
+    Effect.fail(new UsageError({ message: "no command given: `cbs --help` lists the commands" }))
   )
   return root.pipe(
     Command.withDescription("Operate the content and backlink service."),
@@ -40,32 +43,68 @@ export const makeCbs = <E, R>(database: DatabaseFor<E, R>) => {
   )
 }
 
-const oneLine = (error: unknown): string => {
+const messageOf = (error: unknown): string =>
   // A ConfigError's message leaves out which variable it is about; its string form names it.
-  const text = ConfigError.isConfigError(error)
+  ConfigError.isConfigError(error)
     ? String(error).replace(/^\((.*)\)$/s, "$1")
-    : typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
-      ? error.message
-      : String(error)
-  return text.replace(/\s*\n\s*/g, " ")
-}
+    : ValidationError.isValidationError(error)
+      ? stripAnsi(HelpDoc.toAnsiText(error.error))
+      : typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+        ? error.message
+        : String(error)
 
 /**
- * Reports why a command failed: an expected failure as one line on stderr (no stack trace), a parse error not
- * at all (@effect/cli has printed it), a defect (a bug) with its full cause in the log.
+ * Reports why a command failed, as one line on stderr that starts with `cbs:`: a user's mistake or a failure with
+ * its message, a defect (a bug) with its message and, in the log, its full cause.
  */
 const report = (cause: Cause.Cause<unknown>) => {
   if (Cause.isInterruptedOnly(cause)) return Effect.void
   return Option.match(Cause.failureOption(cause), {
-    onSome: (error) =>
-      ValidationError.isValidationError(error) ? Effect.void : Console.error(`cbs: ${oneLine(error)}`),
-    onNone: () => Effect.logError("cbs failed", cause)
+    onSome: (error) => Console.error(`cbs: ${oneLine(messageOf(error))}`),
+    onNone: () => {
+      const squashed = Cause.squash(cause)
+      const message = squashed instanceof Error ? squashed.message : String(squashed)
+      return Effect.logError("cbs failed", cause).pipe(
+        Effect.zipRight(Console.error(`cbs: unexpected failure: ${oneLine(message)}`))
+      )
+    }
   })
 }
 
+const isUsageMistake = (error: unknown) => ValidationError.isValidationError(error) || error instanceof UsageError
+
+/**
+ * The exit status: 0 done, 1 failed, 2 used wrongly (a usage error), 130 stopped by Ctrl-C (SIGINT). A server
+ * stopped by SIGTERM, the way a service manager stops it, has ended normally (0); another command, 143.
+ */
+export const exitCode = (exit: Exit.Exit<unknown, unknown>, signal: NodeJS.Signals | undefined, command?: string) => {
+  if (Exit.isSuccess(exit)) return 0
+  if (Cause.isInterruptedOnly(exit.cause)) {
+    return signal === "SIGINT" ? 130 : signal === "SIGTERM" && command !== "serve" ? 143 : 0
+  }
+  return Option.exists(Cause.failureOption(exit.cause), isUsageMistake) ? 2 : 1
+}
+
+/**
+ * `cbs import - --json`: @effect/cli takes a lone `-` for the start of an option and stops reading there, but reads
+ * it as the FILE argument after the options. `import` has no option that takes a value, so it can be moved there.
+ */
+const standardInputLast = (argv: ReadonlyArray<string>) =>
+  argv[2] === "import" && argv.includes("-") ? [...argv.filter((arg) => arg !== "-"), "-"] : argv
+
 /**
  * Runs `cbs` on `argv` (laid out as `process.argv`: runtime, script, then the arguments). Fails when the command
- * does, after reporting it; the caller turns that into the exit code.
+ * does, after reporting it; `exitCode` turns that into the exit status. While @effect/cli reads the arguments, it
+ * prints through `helpConsole` (usage lines as `cbs …`, no colour off a terminal or with NO_COLOR, its own error
+ * messages held back for `report`); the commands print through the console as it is.
  */
 export const runCbs = <E, R>(argv: ReadonlyArray<string>, database: DatabaseFor<E, R>) =>
-  Command.run(makeCbs(database), { name: "cbs", version: packageJson.version })(argv).pipe(Effect.tapErrorCause(report))
+  Effect.gen(function* () {
+    const output = yield* OutputConfig
+    const console = yield* Effect.console
+    const color = !output.noColor && process.stdout.isTTY === true
+    const cbs = Command.transformHandler(makeCbs(database), (handler) => Effect.withConsole(handler, console))
+    yield* Command.run(cbs, { name: "cbs", version: packageJson.version })(standardInputLast(argv)).pipe(
+      Effect.withConsole(helpConsole(console, { color, argv }))
+    )
+  }).pipe(Effect.tapErrorCause(report), Effect.provide(LogsTo("stderr")))

@@ -1,74 +1,7 @@
-import { randomBytes } from "node:crypto"
 import { Command, Options } from "@effect/cli"
-import { Clock, Console, Effect, Layer, Option } from "effect"
-import { Accounts } from "../Auth/Accounts.js"
-import { ApiKeys } from "../Auth/ApiKeys.js"
-import { DEMO_EMAIL, demoData } from "../Demo.js"
-import type { AccountId } from "../Domain/Ids.js"
-import { Importer, type ImportSummary } from "../Import.js"
-import { CliError } from "./CliError.js"
-
-/** What `seedDemo` did: imported the demo data with a new password, or found the demo account already there. */
-export type DemoSignIn =
-  | {
-      readonly _tag: "Imported"
-      readonly email: string
-      readonly password: string
-      readonly key: string
-      readonly summary: ImportSummary
-    }
-  | { readonly _tag: "Existing"; readonly email: string; readonly key: string }
-
-export const SeedServicesLive = Layer.mergeAll(Importer.Default, Accounts.Default, ApiKeys.Default)
-
-/** Where the demo data's revisions say their content came from (`import demo data`). */
-const DEMO_SOURCE = "demo data"
-
-/**
- * Imports the built-in demo data set, dated relative to today, with a new random password for the demo user, and
- * creates an API key for the demo account. When the demo account already exists, its data and password are left
- * exactly as they are (edits made since are kept, and its user keeps signing in as before): it only gets a new key.
- */
-export const seedDemo = Effect.gen(function* () {
-  const importer = yield* Importer
-  const accounts = yield* Accounts
-  const keys = yield* ApiKeys
-  const newKey = (accountId: AccountId) =>
-    Effect.map(keys.create({ accountId, name: "demo", isAdmin: false }), ({ key }) => key)
-  const existing = yield* accounts.findByEmail(DEMO_EMAIL)
-  if (Option.isSome(existing)) {
-    const key = yield* newKey(existing.value.account_id)
-    return { _tag: "Existing", email: DEMO_EMAIL, key } satisfies DemoSignIn
-  }
-  const password = randomBytes(12).toString("base64url")
-  const today = new Date(yield* Clock.currentTimeMillis)
-  // The data set is ours: if it does not import, that is a bug, not an operator's mistake.
-  const summary = yield* importer.importValue(demoData({ today, password }), DEMO_SOURCE).pipe(Effect.orDie)
-  const account = yield* accounts.findByEmail(DEMO_EMAIL)
-  if (Option.isNone(account)) return yield* Effect.dieMessage("the demo account is missing after its import")
-  const key = yield* newKey(account.value.account_id)
-  return { _tag: "Imported", email: DEMO_EMAIL, password, key, summary } satisfies DemoSignIn
-}).pipe(Effect.withSpan("Cli.seedDemo"))
-
-const total = (counts: ImportSummary[keyof ImportSummary]) => counts.created + counts.updated + counts.unchanged
-
-/** The lines that tell a person how to use the demo data: the sign-in and the API key, shown once. */
-export const demoLines = (demo: DemoSignIn): ReadonlyArray<string> =>
-  demo._tag === "Imported"
-    ? [
-        `Demo data: ${total(demo.summary.sites)} websites, ${total(demo.summary.articles)} articles, ${total(demo.summary.backlinks)} backlinks.`,
-        `Demo sign-in: ${demo.email}`,
-        `Password: ${demo.password}`,
-        `API key: ${demo.key}`,
-        "The password and the API key are shown only this once."
-      ]
-    : [
-        "The demo data is already in this database: its websites, articles and backlinks are left as they are.",
-        `Demo sign-in: ${demo.email}`,
-        "The password is unchanged: use the one shown when the demo data was first imported.",
-        `API key: ${demo.key}`,
-        "The API key is shown only this once."
-      ]
+import { Effect } from "effect"
+import { UsageError } from "./CliError.js"
+import { jsonOption, load, printResult } from "./Output.js"
 
 export const seedCommand = Command.make(
   "seed",
@@ -77,12 +10,14 @@ export const seedCommand = Command.make(
       Options.withDescription(
         "Import the built-in demo data set and print a sign-in and an API key for it; when the demo account exists already, change nothing and print a new API key."
       )
-    )
+    ),
+    json: jsonOption
   },
-  ({ demo }) =>
-    Effect.gen(function* () {
-      if (!demo) return yield* new CliError({ message: "nothing to seed: use `cbs seed --demo`" })
-      const seeded = yield* seedDemo
-      for (const line of demoLines(seeded)) yield* Console.log(line)
-    }).pipe(Effect.provide(SeedServicesLive))
+  (args) =>
+    args.demo
+      ? load(() => import("./Run/Seed.js")).pipe(
+          Effect.flatMap((run) => run.seedDemoCommand),
+          printResult(args.json)
+        )
+      : new UsageError({ message: "nothing to seed: use `cbs seed --demo`" })
 ).pipe(Command.withDescription("Import the built-in demo data set."))

@@ -1,26 +1,14 @@
 import { Either, ParseResult, Schema } from "effect"
 import type { ProtectedLink } from "../Domain/Article.js"
 import { sanitize } from "../Html/Sanitize.js"
-import { ImportFile, type ImportSite } from "./ImportFile.js"
+import { type ImportArticle, ImportArticle as ImportArticleSchema, ImportBacklink, ImportFile } from "./ImportFile.js"
 import { ImportRefused } from "./ImportRefused.js"
 
 /** A decoded article whose body is canonical, with its word count and protected links. */
-export interface PreparedArticle extends Omit<ImportSite["articles"][number], "body"> {
+export interface PreparedArticle extends Omit<ImportArticle, "body"> {
   readonly body: string
   readonly word_count: number
   readonly protected_links: ReadonlyArray<ProtectedLink>
-}
-
-export interface PreparedSite extends Omit<ImportSite, "articles"> {
-  readonly articles: ReadonlyArray<PreparedArticle>
-}
-
-export interface PreparedAccount extends Omit<ImportFile["accounts"][number], "sites"> {
-  readonly sites: ReadonlyArray<PreparedSite>
-}
-
-export interface PreparedFile {
-  readonly accounts: ReadonlyArray<PreparedAccount>
 }
 
 /** `["accounts", 0, "sites", 1, "url"]` → `accounts[0].sites[1].url`. */
@@ -39,20 +27,31 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
 const MAX_LENGTH = 200
 const truncate = (s: string) => (s.length > MAX_LENGTH ? `${s.slice(0, MAX_LENGTH - 1)}…` : s)
 
-const refused = (path: ReadonlyArray<PropertyKey>, reason: string) =>
+/** A refusal naming the field at `path`, both cut short when long. */
+export const refused = (path: ReadonlyArray<PropertyKey>, reason: string) =>
   new ImportRefused({ path: truncate(formatPath(path)), reason: truncate(reason) })
 
-const decode = Schema.decodeUnknownEither(ImportFile, { onExcessProperty: "error", errors: "first" })
+const options = { onExcessProperty: "error", errors: "first" } as const
 
-/** The first field the file's shape rejects, as `ImportRefused`. */
-const decodeFile = (input: unknown): Either.Either<ImportFile, ImportRefused> =>
-  Either.mapLeft(decode(input), (error) => {
-    const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
-    return first === undefined ? refused([], "is not a valid import file") : refused(first.path, first.message)
-  })
+/** Decodes `input` with `schema`; the first field it rejects, under `at`, as `ImportRefused`. */
+const decoder = <A, I>(schema: Schema.Schema<A, I>) => {
+  const decode = Schema.decodeUnknownEither(schema, options)
+  return (input: unknown, at: ReadonlyArray<PropertyKey>): Either.Either<A, ImportRefused> =>
+    Either.mapLeft(decode(input), (error) => {
+      const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      return first === undefined
+        ? refused(at, "is not valid in an import file")
+        : refused([...at, ...first.path], first.message)
+    })
+}
+
+/** The file without its articles and backlinks (as `readJsonItems` hands it on at its end). */
+export const decodeOutline = decoder(ImportFile)
+export const decodeArticle = decoder(ImportArticleSchema)
+export const decodeBacklink = decoder(ImportBacklink)
 
 /** Remembers keys already seen under a path; reports the earlier path when a key comes back. */
-const seen = () => {
+export const seen = () => {
   const paths = new Map<string, string>()
   return (key: string, path: ReadonlyArray<PropertyKey>): string | undefined => {
     const earlier = paths.get(key)
@@ -61,65 +60,24 @@ const seen = () => {
   }
 }
 
-/**
- * Decodes an import file and readies it for writing: every body in canonical form (as the sanitiser serialises it)
- * with its word count and protected links. Refused whole, naming the first bad field: a shape error, a body with
- * disallowed HTML, or a record that appears twice (the same e-mail, website URL, article URL, or backlink source
- * and target URL), which would otherwise import as one record overwritten by the other.
- */
-export const prepare = (input: unknown): Either.Either<PreparedFile, ImportRefused> =>
-  Either.flatMap(decodeFile(input), (file) => {
-    const emails = seen()
-    const accounts: Array<PreparedAccount> = []
-    for (const [a, account] of file.accounts.entries()) {
-      const accountPath = ["accounts", a]
-      const again = emails(account.email.toLowerCase(), [...accountPath, "email"])
-      if (again !== undefined) return Either.left(refused([...accountPath, "email"], `repeats ${again}`))
-      const websites = seen()
-      const sites: Array<PreparedSite> = []
-      for (const [s, site] of account.sites.entries()) {
-        const sitePath = [...accountPath, "sites", s]
-        const repeated = websites(site.website_url, [...sitePath, "website_url"])
-        if (repeated !== undefined) return Either.left(refused([...sitePath, "website_url"], `repeats ${repeated}`))
-        const urls = seen()
-        const articles: Array<PreparedArticle> = []
-        for (const [i, article] of site.articles.entries()) {
-          const path = [...sitePath, "articles", i]
-          const repeatedUrl = urls(article.url, [...path, "url"])
-          if (repeatedUrl !== undefined) return Either.left(refused([...path, "url"], `repeats ${repeatedUrl}`))
-          const clean = sanitize(article.body)
-          if (clean._tag === "Disallowed") {
-            return Either.left(refused([...path, "body"], `disallowed HTML: ${clean.construct}`))
-          }
-          articles.push({
-            ...article,
-            body: clean.html,
-            word_count: clean.wordCount,
-            protected_links: clean.protectedLinks
-          })
-        }
-        const links = seen()
-        for (const [i, backlink] of site.backlinks.entries()) {
-          const path = [...sitePath, "backlinks", i]
-          const repeatedLink = links(JSON.stringify([backlink.source_url, backlink.target_url]), path)
-          if (repeatedLink !== undefined) {
-            return Either.left(refused(path, `repeats the source_url and target_url of ${repeatedLink}`))
-          }
-        }
-        sites.push({ ...site, articles })
-      }
-      accounts.push({ ...account, sites })
-    }
-    return Either.right({ accounts })
-  })
+/** The path of a record: `accounts[a].sites[s].articles[i]`. */
+export const recordPath = (record: {
+  readonly kind: "articles" | "backlinks"
+  readonly account: number
+  readonly site: number
+  readonly index: number
+}): ReadonlyArray<PropertyKey> => ["accounts", record.account, "sites", record.site, record.kind, record.index]
 
-/** Parses the text of an import file; invalid JSON is refused with the parser's reason. */
-export const parseJson = (text: string): Either.Either<unknown, ImportRefused> =>
-  Either.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (error) =>
-      new ImportRefused({
-        path: "",
-        reason: `the file is not valid JSON (${error instanceof Error ? error.message : String(error)})`
-      })
-  })
+/**
+ * The article as stored: its body in canonical form (as the sanitiser serialises it), with its word count and
+ * protected links; refused, naming the body, when it holds disallowed HTML.
+ */
+export const prepareArticle = (
+  article: ImportArticle,
+  path: ReadonlyArray<PropertyKey>
+): Either.Either<PreparedArticle, ImportRefused> => {
+  const clean = sanitize(article.body)
+  return clean._tag === "Disallowed"
+    ? Either.left(refused([...path, "body"], `disallowed HTML: ${clean.construct}`))
+    : Either.right({ ...article, body: clean.html, word_count: clean.wordCount, protected_links: clean.protectedLinks })
+}

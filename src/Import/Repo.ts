@@ -39,6 +39,9 @@ const ArticleRecord = Schema.Struct({
   protected_links_sha256: Schema.Uint8ArrayFromSelf
 })
 
+export type ArticleRecord = typeof ArticleRecord.Type
+export type BacklinkRecord = typeof BacklinkRecord.Type
+
 const BacklinkRecord = Schema.Struct({
   site_id: SiteId,
   acquired_at: Text,
@@ -61,8 +64,8 @@ const UserRecord = Schema.Struct({
 /**
  * The SQL of `cbs import`. Each upsert leans on a unique index of migrations/0001_initial.sql and writes a row only
  * when a field differs, so that importing the same file twice changes nothing. A row the upsert left alone is not
- * returned by `returning`: the site and backlink upserts find it in a second branch, in the statement's snapshot;
- * the article upsert, which writes a batch at once, counts the rows it did not return as unchanged.
+ * returned by `returning`: the site upsert finds it in a second branch, in the statement's snapshot; the article and
+ * backlink upserts, which write a batch at once, count the rows they did not return as unchanged.
  */
 export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
   effect: Effect.gen(function* () {
@@ -123,28 +126,22 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
         returning id, (xmax = 0) as inserted`
     })
 
-    const upsertBacklink = SqlSchema.single({
-      Request: BacklinkRecord,
-      Result: Upserted(BacklinkId),
-      execute: (backlink) => sql`
-        with written as (
-          insert into backlinks ${sql.insert(backlink)}
-          on conflict (site_id, source_url, target_url) do update set
-            acquired_at = excluded.acquired_at, source_domain = excluded.source_domain,
-            anchor_text = excluded.anchor_text, anchor_type = excluded.anchor_type,
-            status = excluded.status, category = excluded.category
-          where (backlinks.acquired_at, backlinks.source_domain, backlinks.anchor_text, backlinks.anchor_type,
-              backlinks.status, backlinks.category)
-            is distinct from (excluded.acquired_at, excluded.source_domain, excluded.anchor_text,
-              excluded.anchor_type, excluded.status, excluded.category)
-          returning id, (xmax = 0) as inserted
-        )
-        select id, inserted, true as written from written
-        union all
-        select id, false, false from backlinks
-        where site_id = ${backlink.site_id} and source_url = ${backlink.source_url}
-          and target_url = ${backlink.target_url}
-          and not exists (select 1 from written)`
+    // A batch of one website's backlinks in one statement (their source and target URLs are distinct: the check
+    // refuses repeats). Only the rows written are returned.
+    const upsertBacklinks = SqlSchema.findAll({
+      Request: Schema.Array(BacklinkRecord),
+      Result: Schema.Struct({ id: BacklinkId, inserted: Schema.Boolean }),
+      execute: (backlinks) => sql`
+        insert into backlinks ${sql.insert(backlinks)}
+        on conflict (site_id, source_url, target_url) do update set
+          acquired_at = excluded.acquired_at, source_domain = excluded.source_domain,
+          anchor_text = excluded.anchor_text, anchor_type = excluded.anchor_type,
+          status = excluded.status, category = excluded.category
+        where (backlinks.acquired_at, backlinks.source_domain, backlinks.anchor_text, backlinks.anchor_type,
+            backlinks.status, backlinks.category)
+          is distinct from (excluded.acquired_at, excluded.source_domain, excluded.anchor_text,
+            excluded.anchor_type, excluded.status, excluded.category)
+        returning id, (xmax = 0) as inserted`
     })
 
     const withOutcome = <A extends { readonly inserted: boolean; readonly written: boolean }, E>(
@@ -157,7 +154,9 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
       /** Writes a batch of one website's articles; the ids of those it created or changed, with which it created. */
       upsertArticles: (articles: ReadonlyArray<typeof ArticleRecord.Type>) =>
         articles.length === 0 ? Effect.succeed([]) : upsertArticles(articles).pipe(Effect.orDie),
-      upsertBacklink: (backlink: typeof BacklinkRecord.Type) => withOutcome(upsertBacklink(backlink))
+      /** Writes a batch of one website's backlinks; the ids of those it created or changed, with which it created. */
+      upsertBacklinks: (backlinks: ReadonlyArray<typeof BacklinkRecord.Type>) =>
+        backlinks.length === 0 ? Effect.succeed([]) : upsertBacklinks(backlinks).pipe(Effect.orDie)
     }
   })
 }) {}

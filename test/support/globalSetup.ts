@@ -1,6 +1,8 @@
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Effect, Redacted } from "effect"
 import pg from "pg"
 import type { TestProject } from "vitest/node"
@@ -23,10 +25,16 @@ export const withDatabase = (url: string, database: string) => {
 }
 
 /**
- * Migrates once for the whole run. With DATABASE_URL (real PostgreSQL) into a template database; without it
+ * Builds the program if needed, and migrates once for the whole run. With DATABASE_URL (real PostgreSQL) into a template database; without it
  * into an in-memory embedded database whose data directory is dumped to a file.
  */
 export default async function setup(project: TestProject) {
+  // Tests that start `cbs` as a child process run the compiled program (bin/cbs.js → dist/): built from these
+  // sources if they changed since the last build.
+  execFileSync(process.execPath, ["scripts/build.js", "--if-stale"], {
+    cwd: fileURLToPath(new URL("../..", import.meta.url)),
+    stdio: "inherit"
+  })
   const url = process.env["DATABASE_URL"]
   if (url !== undefined && url !== "") {
     const template = `cbs_test_tpl_${process.pid}`

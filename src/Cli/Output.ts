@@ -1,0 +1,29 @@
+import { Options } from "@effect/cli"
+import { Console, Effect } from "effect"
+
+/** What a command reports: lines for a person, and the same facts as one JSON object for `--json`. */
+export interface Result {
+  readonly text: ReadonlyArray<string>
+  readonly json: Readonly<Record<string, unknown>>
+}
+
+/** `--json`, on every command. */
+export const jsonOption = Options.boolean("json").pipe(
+  Options.withDescription("Print the result as one JSON object on one line, for scripts.")
+)
+
+/** Prints a command's result on stdout: its lines, or with `--json` one JSON object. */
+export const printResult =
+  (json: boolean) =>
+  <E, R>(result: Effect.Effect<Result, E, R>): Effect.Effect<void, E, R> =>
+    Effect.flatMap(result, (done) =>
+      json
+        ? Console.log(JSON.stringify(done.json))
+        : Effect.forEach(done.text, (line) => Console.log(line), { discard: true })
+    )
+
+/**
+ * Loads the module that does a command's work only when the command runs, so that `cbs --help` and every other
+ * command start without it (the bundle splits there).
+ */
+export const load = <M>(module: () => Promise<M>): Effect.Effect<M> => Effect.promise(module)

@@ -1,0 +1,54 @@
+import { Effect, Option, Redacted } from "effect"
+import { Accounts } from "../../Auth/Accounts.js"
+import { PasswordFromEnvironment } from "../../Config.js"
+import { UsageError } from "../CliError.js"
+import type { Result } from "../Output.js"
+import { Stdin } from "../Stdin.js"
+
+const looksLikeEmail = (s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
+
+/**
+ * The password: `--password`, else `--password-stdin` (the first line of standard input), else `CBS_PASSWORD`.
+ * The first is visible to every user of the machine (in the process list); the others are not.
+ */
+const passwordOf = (args: { readonly password: Option.Option<string>; readonly passwordStdin: boolean }) =>
+  Effect.gen(function* () {
+    if (Option.isSome(args.password) && args.passwordStdin) {
+      return yield* new UsageError({ message: "give the password with --password or --password-stdin, not both" })
+    }
+    if (Option.isSome(args.password)) return args.password
+    if (args.passwordStdin) {
+      const text = yield* Effect.flatMap(Stdin, (stdin) => stdin.text)
+      const line = text.split(/\r?\n/)[0] ?? ""
+      if (line === "") return yield* new UsageError({ message: "--password-stdin: standard input holds no password" })
+      return Option.some(line)
+    }
+    return Option.map(yield* PasswordFromEnvironment, Redacted.value)
+  })
+
+export const accountCreate = (args: {
+  readonly email: string
+  readonly name: string
+  readonly password: Option.Option<string>
+  readonly passwordStdin: boolean
+}) =>
+  Effect.gen(function* () {
+    const { email, name } = args
+    if (!looksLikeEmail(email)) return yield* new UsageError({ message: `--email ${email} is not an e-mail address` })
+    if (name.trim() === "") return yield* new UsageError({ message: "--name must not be empty" })
+    const password = yield* passwordOf(args)
+    if (Option.exists(password, (p) => p.length < 8)) {
+      return yield* new UsageError({ message: "the password must be at least 8 characters" })
+    }
+    const accounts = yield* Accounts
+    const created = yield* accounts.create({ email, name, password })
+    return {
+      text: [`Account created for ${email}.`, `account id: ${created.accountId}`, `user id: ${created.userId}`],
+      json: {
+        email,
+        account_id: created.accountId,
+        user_id: created.userId,
+        password_sign_in: Option.isSome(password)
+      }
+    } satisfies Result
+  }).pipe(Effect.provide(Accounts.Default))

@@ -1,0 +1,303 @@
+import { spawnSync } from "node:child_process"
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { Accounts } from "../src/Auth/Accounts.js"
+import { verifyPassword } from "../src/Auth/Passwords.js"
+import { cbs, cbsWithInput } from "./support/Cbs.js"
+import { embeddedEnv, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
+import { TestDatabaseLive } from "./support/TestDatabase.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+
+let counter = 0
+const newEmail = () => `conventions${++counter}@example.com`
+
+/** An import file of one account with `articles` articles (about 1 KB each) on one website. */
+const importFile = (email: string, articles: number) =>
+  JSON.stringify({
+    accounts: [
+      {
+        email,
+        name: "Bulk Ltd",
+        sites: [
+          {
+            website_url: `https://${email.replace(/\W/g, "")}.example.com`,
+            articles: Array.from({ length: articles }, (_, i) => ({
+              title: `Article ${i}`,
+              url: `https://bulk.example.com/${email}/${i}`,
+              body: `<p>${"Turn the water off first. ".repeat(40)}<a data-service-protected="backlink" href="https://partner.example/${i}">Partner</a></p>`
+            }))
+          }
+        ]
+      }
+    ]
+  })
+
+const usersWith = (email: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`select id, password_hash from users where email = ${email}`)
+
+const TestLive = Accounts.Default.pipe(Layer.provideMerge(TestDatabaseLive), Layer.merge(NodeContext.layer))
+
+layer(TestLive)("cbs conventions, in process", (it) => {
+  describe("exit status", () => {
+    it.effect("a usage mistake exits 2 with one cbs: line: a missing option, a bad id, an unknown command", () =>
+      Effect.gen(function* () {
+        for (const args of [
+          ["key", "create"],
+          ["key", "revoke", "--id", "abc"],
+          ["kee", "create"],
+          ["key", "create", "--account", "a@example.com", "--bogus"],
+          [],
+          ["seed"],
+          ["account", "create", "--email", "not-an-address", "--name", "X"]
+        ]) {
+          const result = yield* cbs(...args)
+          assert.strictEqual(result.code, 2, `cbs ${args.join(" ")}: ${result.stderr}`)
+          assert.match(result.stderr, /^cbs: \S[^\n]*$/, `cbs ${args.join(" ")}`)
+          assert.strictEqual(result.stdout, "")
+        }
+        const revoke = yield* cbs("key", "revoke", "--id", "abc")
+        assert.strictEqual(revoke.stderr, "cbs: --id must be a positive whole number")
+      })
+    )
+
+    it.effect("a failure exits 1 with one cbs: line", () =>
+      Effect.gen(function* () {
+        const result = yield* cbs("key", "create", "--account", "nobody@example.com")
+        assert.strictEqual(result.code, 1)
+        assert.strictEqual(result.stderr, "cbs: no account has a user with e-mail nobody@example.com")
+      })
+    )
+  })
+
+  describe("--json", () => {
+    it.effect("every command prints its result as one JSON object", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const account = yield* cbs("account", "create", "--email", email, "--name", "Json Ltd", "--json")
+        assert.strictEqual(account.code, 0, account.stderr)
+        const created = JSON.parse(account.stdout)
+        assert.strictEqual(created.email, email)
+        assert.isNumber(created.account_id)
+
+        const key = JSON.parse((yield* cbs("key", "create", "--account", email, "--json")).stdout)
+        assert.match(key.key, /^cbs_/)
+        assert.strictEqual(key.account_id, created.account_id)
+        const revoked = JSON.parse((yield* cbs("key", "revoke", "--id", String(key.id), "--json")).stdout)
+        assert.deepStrictEqual(revoked, { id: key.id, prefix: key.prefix, revoked: true })
+
+        const migrated = JSON.parse((yield* cbs("migrate", "--json")).stdout)
+        assert.deepStrictEqual(migrated.applied, [])
+        assert.match(migrated.latest, /^\d{4}_/)
+
+        const pruned = JSON.parse((yield* cbs("audit", "prune", "--json")).stdout)
+        assert.strictEqual(pruned.retention_days, 90)
+
+        const other = newEmail()
+        const imported = yield* cbsWithInput(importFile(other, 2), "import", "-", "--json")
+        assert.strictEqual(imported.code, 0, imported.stderr)
+        const summary = JSON.parse(imported.stdout)
+        assert.deepStrictEqual(summary.articles, { created: 2, updated: 0, unchanged: 0 })
+        assert.strictEqual(summary.file, "-")
+
+        const seeded = JSON.parse((yield* cbs("seed", "--demo", "--json")).stdout)
+        assert.strictEqual(seeded.email, "demo@example.com")
+        assert.match(seeded.api_key, /^cbs_/)
+      })
+    )
+  })
+
+  describe("passwords off the command line", () => {
+    it.effect("account create --password-stdin takes the first line of standard input", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const result = yield* cbsWithInput(
+          "a long passphrase\n",
+          "account",
+          "create",
+          "--email",
+          email,
+          "--name",
+          "Stdin Ltd",
+          "--password-stdin"
+        )
+        assert.strictEqual(result.code, 0, result.stderr)
+        const [user] = yield* usersWith(email)
+        assert.isTrue(yield* verifyPassword("a long passphrase", user!["password_hash"] as string))
+      })
+    )
+
+    it.effect("account create takes the password from CBS_PASSWORD", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const result = yield* cbs("account", "create", "--email", email, "--name", "Env Ltd").pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["CBS_PASSWORD", "from the environment"]])))
+        )
+        assert.strictEqual(result.code, 0, result.stderr)
+        const [user] = yield* usersWith(email)
+        assert.isTrue(yield* verifyPassword("from the environment", user!["password_hash"] as string))
+      })
+    )
+
+    it.effect("--password and --password-stdin together are a usage mistake, and nothing is created", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const result = yield* cbsWithInput(
+          "a long passphrase\n",
+          "account",
+          "create",
+          "--email",
+          email,
+          "--name",
+          "Both Ltd",
+          "--password",
+          "another passphrase",
+          "--password-stdin"
+        )
+        assert.strictEqual(result.code, 2)
+        assert.strictEqual(result.stderr, "cbs: give the password with --password or --password-stdin, not both")
+        assert.strictEqual((yield* usersWith(email)).length, 0)
+      })
+    )
+  })
+
+  it.effect("import - reads the file from standard input", () =>
+    Effect.gen(function* () {
+      const email = newEmail()
+      const result = yield* cbsWithInput(importFile(email, 3), "import", "-")
+      assert.strictEqual(result.code, 0, result.stderr)
+      assert.match(result.stdout, /^Imported standard input:$/m)
+      assert.match(result.stdout, /articles\s+3 created, 0 updated, 0 unchanged/)
+      assert.strictEqual((yield* usersWith(email)).length, 1)
+    })
+  )
+
+  it.effect("import summary columns stay in line with five-digit counts", () =>
+    Effect.gen(function* () {
+      const { summaryLines } = yield* Effect.promise(() => import("../src/Cli/Run/Import.js"))
+      const lines = summaryLines({
+        accounts: { created: 1, updated: 0, unchanged: 0 },
+        sites: { created: 4, updated: 0, unchanged: 0 },
+        articles: { created: 20000, updated: 12, unchanged: 0 },
+        backlinks: { created: 1000, updated: 0, unchanged: 31000 }
+      })
+      const at = (needle: string) => lines.map((line) => line.indexOf(needle))
+      for (const needle of [" created,", " updated,", " unchanged"]) {
+        assert.strictEqual(new Set(at(needle)).size, 1, `${needle} in:\n${lines.join("\n")}`)
+      }
+    })
+  )
+})
+
+// --- The real program, `node bin/cbs.js …`, as a person or a script runs it --------------------------------------
+
+const run = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+  spawnSync(process.execPath, [join(root, "bin/cbs.js"), ...args], { cwd: root, env, encoding: "utf8" })
+
+describe("cbs as a process", () => {
+  it.scoped("help carries no colour codes into a pipe or with NO_COLOR, and its usage lines read cbs …", () =>
+    Effect.gen(function* () {
+      const dataDir = join(yield* tempDir("cbs-help-test-"), "data")
+      for (const extra of [{}, { NO_COLOR: "1" }]) {
+        const help = run(["key", "create", "--help"], embeddedEnv(dataDir, extra))
+        assert.strictEqual(help.status, 0, help.stderr)
+        assert.notInclude(help.stdout, "\u001b[")
+        assert.match(help.stdout, /^cbs key create --account E \[--name N\] \[--admin\] \[--json\]$/m)
+        assert.notMatch(help.stdout, /^\$ /m)
+      }
+      const usage = run(["key", "revoke", "--id", "x"], embeddedEnv(dataDir))
+      assert.strictEqual(usage.status, 2)
+      assert.strictEqual(usage.stderr, "cbs: --id must be a positive whole number\n")
+    })
+  )
+
+  it.scoped(
+    "import prints a line per 5 % when not on a terminal, and Ctrl-C exits 130 saying nothing was imported",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir("cbs-import-test-")
+        const dataDir = join(dir, "data")
+        const file = join(dir, "bulk.json")
+        const email = "interrupted@example.com"
+        writeFileSync(file, importFile(email, 3000))
+        const env = embeddedEnv(dataDir)
+        const child = yield* startCbs(["import", file], env)
+        // Stopped once it is writing, in the middle of its transaction.
+        yield* Effect.async<void>((resume) => {
+          const timer = setInterval(() => {
+            if (/records written\)$/m.test(child.stderr()) || child.child.exitCode !== null) {
+              clearInterval(timer)
+              resume(Effect.void)
+            }
+          }, 20)
+          return Effect.sync(() => clearInterval(timer))
+        }).pipe(Effect.timeout("120 seconds"))
+        child.child.kill("SIGINT")
+        const code = yield* Effect.promise(() => child.exited).pipe(Effect.timeout("60 seconds"))
+        assert.strictEqual(code, 130, `${child.child.signalCode} ${child.stderr()}`)
+        // The first command on a new data directory says so first.
+        const lines = child
+          .stderr()
+          .trimEnd()
+          .split("\n")
+          .filter((line) => !line.startsWith("Creating the embedded database"))
+        assert.match(lines[0]!, /^Importing .*bulk\.json: 0 % \(checking the file\)$/)
+        assert.strictEqual(lines.at(-1), "cbs: interrupted: nothing was imported")
+        for (const line of lines.slice(0, -1)) assert.match(line, /^Importing .*: \d+ % \(/)
+        assert.isAbove(lines.length, 2)
+
+        const lookup = run(["key", "create", "--account", email], env)
+        assert.strictEqual(lookup.status, 1, lookup.stderr)
+        assert.strictEqual(lookup.stderr, `cbs: no account has a user with e-mail ${email}\n`)
+
+        // Run to its end, it says how far it is at every 5 %.
+        const done = run(["import", file], env)
+        assert.strictEqual(done.status, 0, done.stderr)
+        const percents = done.stderr
+          .trimEnd()
+          .split("\n")
+          .map((line) => Number(/: (\d+) % /.exec(line)?.[1]))
+        // A step of the import may pass more than one mark; each line is a new one.
+        assert.strictEqual(percents[0], 0)
+        assert.strictEqual(percents.at(-1), 100)
+        for (const [i, percent] of percents.entries()) {
+          assert.strictEqual(percent % 5, 0)
+          if (i > 0) assert.isAbove(percent, percents[i - 1]!)
+        }
+        assert.isAtLeast(percents.length, 10)
+        assert.match(done.stdout, /articles\s+3000 created/)
+      }),
+    240_000
+  )
+
+  it.scoped(
+    "cbs serve writes its log lines as JSON objects only, one a line, each with its request id",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = join(yield* tempDir("cbs-log-test-"), "data")
+        const child = yield* startCbs(["serve", "--port", "0"], embeddedEnv(dataDir))
+        yield* waitForLine(child, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout("150 seconds"))
+        const port = new URL(/listening on (http:\/\/\S+)$/m.exec(child.stdout())![1]!).port
+        const key = /^API key: (\S+)$/m.exec(child.stdout())![1]!
+        for (const path of ["/api/v1/sites", "/api/v1/sites/999999", "/healthz"]) {
+          yield* Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${key}` } })
+          )
+        }
+        yield* waitForLine(child, /"http.url":"\/healthz"/).pipe(Effect.timeout("10 seconds"))
+        const logLines = child.stdout().split("Stop with Ctrl+C.\n")[1]!.trimEnd().split("\n")
+        assert.isAtLeast(logLines.length, 3)
+        for (const line of logLines) {
+          const parsed = JSON.parse(line)
+          assert.isString(parsed.annotations.request_id, line)
+        }
+        assert.notInclude(child.stdout(), "\u001b[")
+      }),
+    180_000
+  )
+})
