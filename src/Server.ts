@@ -18,7 +18,7 @@ import { HealthRoutesLive } from "./Http/Health.js"
 import { ApplicationApp } from "./Http/InProcess.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { RequestBodyLive } from "./Http/RequestBodies.js"
-import { serverMiddleware } from "./Http/Server.js"
+import { serverMiddleware, withoutPathParameters } from "./Http/Server.js"
 import { createServer } from "./Http/StartupGate.js"
 import { Idempotency } from "./Idempotency.js"
 import { RequestLimitLive } from "./Limits/RequestLimit.js"
@@ -71,7 +71,7 @@ const routerConfig = { caseSensitive: true, ignoreDuplicateSlashes: false }
  */
 const ServeLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
-  return HttpServer.serve(Effect.provideService(app, ApplicationApp, app), serverMiddleware)
+  return HttpServer.serve(withoutPathParameters(Effect.provideService(app, ApplicationApp, app)), serverMiddleware)
 }).pipe(
   HttpRouter.withRouterConfig(routerConfig),
   Layer.unwrapEffect,

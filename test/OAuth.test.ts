@@ -401,6 +401,26 @@ layer(ServersLive)("OAuth authorization server", (it) => {
         assertOAuthError(malformed, 400, "invalid_client_metadata")
       })
     )
+    it.effect("metadata nested 100,000 deep in any field is 400 invalid_client_metadata, never a 500", () =>
+      Effect.gen(function* () {
+        const { browser } = yield* context
+        const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
+        for (const field of ["client_name", "grant_types", "response_types", "token_endpoint_auth_method"]) {
+          const reply = yield* browser.send("/register", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: `{"redirect_uris":[${JSON.stringify(REDIRECT_URI)}],${JSON.stringify(field)}:${deep}}`
+          })
+          assertOAuthError(reply, 400, "invalid_client_metadata")
+        }
+        const uris = yield* browser.send("/register", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: `{"redirect_uris":${deep}}`
+        })
+        assertOAuthError(uris, 400, "invalid_redirect_uri")
+      })
+    )
   })
 
   describe("authorization", () => {

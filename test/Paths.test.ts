@@ -39,6 +39,18 @@ layer(TestServerLive)("paths", (it) => {
       )
     }
 
+    it.effect("a path with ; is answered like every other 404: with its X-Request-Id", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key } = yield* siteOfNewAccount
+        for (const path of ["/api/v1/articles/2;x", "/api/v1/sites;x?page=1", "/nothing;x"]) {
+          const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
+          assert.strictEqual(res.status, 404, path)
+          assert.match(res.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/, path)
+        }
+      })
+    )
+
     it.effect("a PATCH to a path in another case or with a doubled slash changes nothing", () =>
       Effect.gen(function* () {
         const app = yield* TestApp

@@ -10,9 +10,11 @@ export const pathOf = (url: string) => url.split("?")[0] ?? url
 
 /**
  * A `;` in a path names no route. The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
- * `;` as the start of parameters), so such a path is answered 404 before routing.
+ * `;` as the start of parameters), so such a path is answered 404 before routing. It wraps the application inside
+ * the server (not as part of `serverMiddleware`, whose answers bypass the pre-response handlers), so that the 404
+ * carries its request id like every other answer.
  */
-const withoutPathParameters = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+export const withoutPathParameters = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
     pathOf(request.url).includes(";")
       ? Effect.succeed(
@@ -38,7 +40,7 @@ export const serverMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
       )
     })
     // The access log line (method, url, status) carries the request id like every other line of the request.
-    return yield* HttpMiddleware.logger(withoutPathParameters(app)).pipe(
+    return yield* HttpMiddleware.logger(app).pipe(
       Effect.provideService(RequestId, requestId),
       Effect.annotateLogs("request_id", requestId)
     )

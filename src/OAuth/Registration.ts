@@ -24,8 +24,15 @@ const invalidRedirectUri = (description: string) => new OAuthError({ error: "inv
 /** The fields read here besides redirect_uris (whose own check names a NUL as a character not allowed in a URI). */
 const textFields = ["client_name", "grant_types", "response_types", "token_endpoint_auth_method"]
 
+/**
+ * A NUL in a string, or in a string item of an array (the shapes these fields may have). Nothing deeper is looked
+ * at: a body nested any deeper is refused by the shape checks that follow, and recursing into it would overflow
+ * the stack (JSON nested 100,000 deep parses fine).
+ */
 const holdsNul = (value: unknown): boolean =>
-  typeof value === "string" ? value.includes("\0") : Array.isArray(value) && value.some(holdsNul)
+  typeof value === "string"
+    ? value.includes("\0")
+    : Array.isArray(value) && value.some((item) => typeof item === "string" && item.includes("\0"))
 
 const isStringArray = (u: unknown): u is ReadonlyArray<string> =>
   Array.isArray(u) && u.every((item) => typeof item === "string")
