@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { SiteId } from "../Domain/Ids.js"
 import type { DateRange } from "../Domain/Period.js"
-import { withinUtcDays } from "../SqlFormats.js"
+import { withinDays } from "../SqlFormats.js"
 
 const Counts = Schema.Struct({
   articles_published: Schema.Number,
@@ -14,20 +14,22 @@ export class StatsRepo extends Effect.Service<StatsRepo>()("Stats/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    // Range scans on articles_site_published_idx and backlinks_site_acquired_idx.
+    // Sums over the website's days in the range, along article_day_counts_key and backlink_day_counts_key: at most
+    // a few rows per day, however many articles and backlinks the website has. Only published articles count (a
+    // scheduled one is not counted until it is published).
     const counts = (siteId: SiteId, range: DateRange) =>
       SqlSchema.single({
         Request: Schema.Void,
         Result: Counts,
         execute: () => sql`
           select
-            (select count(*) from articles
-              where ${sql.and([sql`site_id = ${siteId}`, ...withinUtcDays(sql, "published_at", range)])}
+            (select coalesce(sum(count), 0)::int8 from article_day_counts
+              where ${sql.and([sql`site_id = ${siteId}`, sql`status = 'published'`, ...withinDays(sql, "day", range)])}
             ) as articles_published,
-            count(*) filter (where category = 'industry') as backlinks_industry,
-            count(*) filter (where category = 'local') as backlinks_local
-          from backlinks
-          where ${sql.and([sql`site_id = ${siteId}`, ...withinUtcDays(sql, "acquired_at", range)])}`
+            coalesce(sum(count) filter (where category = 'industry'), 0)::int8 as backlinks_industry,
+            coalesce(sum(count) filter (where category = 'local'), 0)::int8 as backlinks_local
+          from backlink_day_counts
+          where ${sql.and([sql`site_id = ${siteId}`, ...withinDays(sql, "day", range)])}`
       })(undefined).pipe(Effect.orDie)
 
     return { counts }
