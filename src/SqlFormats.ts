@@ -22,3 +22,18 @@ export const withinUtcDays = (
   ...(range.from === undefined ? [] : [sql`${sql(column)} >= ${range.from}::date::timestamp at time zone 'UTC'`]),
   ...(range.to === undefined ? [] : [sql`${sql(column)} < (${range.to}::date + 1)::timestamp at time zone 'UTC'`])
 ]
+
+/**
+ * The same inclusive UTC days as `withinUtcDays`, on a `date` column that holds the UTC day of such a timestamp
+ * (`(ts at time zone 'UTC')::date`, as the day counts of migrations/0009_day_counts.sql keep it): a timestamp
+ * passes `withinUtcDays` exactly when its day passes these, and a null day (no timestamp) passes only when neither
+ * end is given. `column` is always a constant column name.
+ */
+export const withinDays = (
+  sql: SqlClient.SqlClient,
+  column: string,
+  range: { readonly from?: string | undefined; readonly to?: string | undefined }
+): Array<Fragment> => [
+  ...(range.from === undefined ? [] : [sql`${sql(column)} >= ${range.from}::date`]),
+  ...(range.to === undefined ? [] : [sql`${sql(column)} <= ${range.to}::date`])
+]

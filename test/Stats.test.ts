@@ -278,6 +278,20 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
       })
     )
 
+    it.effect("articles_published counts only published articles: a scheduled or draft one in the range is not", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, siteId } = yield* siteOfNewAccount
+        const inRange = "2026-10-10T10:00:00Z"
+        yield* app.makeArticle(siteId, { published_at: inRange, status: "published" })
+        yield* app.makeArticle(siteId, { published_at: inRange, status: "scheduled" })
+        yield* app.makeArticle(siteId, { published_at: inRange, status: "draft" })
+        yield* app.makeArticle(siteId, { published_at: inRange, status: null })
+        const body = yield* getStats(key, siteId, { period: "2026-10" })
+        assert.strictEqual(body.data.articles_published, 1)
+      })
+    )
+
     it.effect("counts use UTC days whatever the database session's TimeZone setting", () =>
       Effect.gen(function* () {
         const { key, siteId } = yield* siteOfNewAccount

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { SiteId } from "../Domain/Ids.js"
 import type { DateRange } from "../Domain/Period.js"
-import { withinUtcDays } from "../SqlFormats.js"
+import { withinDays } from "../SqlFormats.js"
 
 const Counts = Schema.Struct({
   articles_published: Schema.Number,
@@ -21,46 +21,46 @@ export class StatsRepo extends Effect.Service<StatsRepo>()("Stats/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    // The counting rules (CONTRACT.md "Stats"), shared by the period counts and the per-month counts: articles with
-    // status published whose published_at is in the range, backlinks whose acquired_at is, by category.
-    const publishedArticles = (siteId: SiteId, range: DateRange) =>
-      sql.and([sql`site_id = ${siteId}`, sql`status = 'published'`, ...withinUtcDays(sql, "published_at", range)])
-    const acquiredBacklinks = (siteId: SiteId, range: DateRange) =>
-      sql.and([sql`site_id = ${siteId}`, ...withinUtcDays(sql, "acquired_at", range)])
-
-    // Range scans on articles_site_status_published_idx and backlinks_site_acquired_idx.
+    // Sums over the website's days in the range, along article_day_counts_key and backlink_day_counts_key: at most
+    // a few rows per day, however many articles and backlinks the website has. Only published articles count (a
+    // scheduled one is not counted until it is published).
     const counts = (siteId: SiteId, range: DateRange) =>
       SqlSchema.single({
         Request: Schema.Void,
         Result: Counts,
         execute: () => sql`
           select
-            (select count(*) from articles where ${publishedArticles(siteId, range)}) as articles_published,
-            count(*) filter (where category = 'industry') as backlinks_industry,
-            count(*) filter (where category = 'local') as backlinks_local
-          from backlinks
-          where ${acquiredBacklinks(siteId, range)}`
+            (select coalesce(sum(count), 0)::int8 from article_day_counts
+              where ${sql.and([sql`site_id = ${siteId}`, sql`status = 'published'`, ...withinDays(sql, "day", range)])}
+            ) as articles_published,
+            coalesce(sum(count) filter (where category = 'industry'), 0)::int8 as backlinks_industry,
+            coalesce(sum(count) filter (where category = 'local'), 0)::int8 as backlinks_local
+          from backlink_day_counts
+          where ${sql.and([sql`site_id = ${siteId}`, ...withinDays(sql, "day", range)])}`
       })(undefined).pipe(Effect.orDie)
 
-    // The same range scans, grouped by the UTC month of each row.
+    // The same sums, by UTC month: the same counting rules (CONTRACT.md "Stats") as the period counts.
     const byMonth = (siteId: SiteId, range: DateRange) =>
       SqlSchema.findAll({
         Request: Schema.Void,
         Result: MonthCounts,
         execute: () => sql`
           with a as (
-            select to_char(published_at at time zone 'UTC', 'YYYY-MM') as month, count(*) as articles_published
-            from articles where ${publishedArticles(siteId, range)}
+            select to_char(day, 'YYYY-MM') as month, sum(count) as articles_published
+            from article_day_counts
+            where ${sql.and([sql`site_id = ${siteId}`, sql`status = 'published'`, ...withinDays(sql, "day", range)])}
             group by 1
           ), b as (
-            select to_char(acquired_at at time zone 'UTC', 'YYYY-MM') as month,
-              count(*) filter (where category = 'industry') as backlinks_industry,
-              count(*) filter (where category = 'local') as backlinks_local
-            from backlinks where ${acquiredBacklinks(siteId, range)}
+            select to_char(day, 'YYYY-MM') as month,
+              coalesce(sum(count) filter (where category = 'industry'), 0) as backlinks_industry,
+              coalesce(sum(count) filter (where category = 'local'), 0) as backlinks_local
+            from backlink_day_counts
+            where ${sql.and([sql`site_id = ${siteId}`, ...withinDays(sql, "day", range)])}
             group by 1
           )
-          select month, coalesce(a.articles_published, 0) as articles_published,
-            coalesce(b.backlinks_industry, 0) as backlinks_industry, coalesce(b.backlinks_local, 0) as backlinks_local
+          select month, coalesce(a.articles_published, 0)::int8 as articles_published,
+            coalesce(b.backlinks_industry, 0)::int8 as backlinks_industry,
+            coalesce(b.backlinks_local, 0)::int8 as backlinks_local
           from a full join b using (month)
           order by month`
       })(undefined).pipe(Effect.orDie)
