@@ -64,78 +64,6 @@ afterAll(() => rmSync(mediaDir, { recursive: true, force: true }))
 
 // --- Known defects ----------------------------------------------------------------------------------------------
 
-/**
- * Whether the multipart parser (multipasta) can read `contentType`'s parameters: each must be `token=token` or
- * `token="quoted string"` (RFC 7231 §3.1.1.1), after a `;` and spaces, to the end. When it cannot, it reports the
- * missing boundary by throwing from its constructor, which is answered 500.
- */
-const boundaryReadable = (contentType: string) =>
-  /^[^;]*(?:; *[!#$%&'*+.^\w`|~-]+=(?:"(?:[\v\u0020\u0021\u0023-\u005b\u005d-\u007e\u0080-\u00ff]|\\[\v\u0020-\u00ff])*"|[!#$%&'*+.^\w`|~-]+) *)+$/u.test(
-    contentType
-  )
-
-/** The content type of a multipart request to an endpoint that takes one, if it names a boundary. */
-const multipartTypeOf = (request: RawRequest) => {
-  const type = request.headers["content-type"]
-  return type !== undefined &&
-    request.target.includes("/featured-image") &&
-    /^\s*multipart\/form-data\s*;/i.test(type) &&
-    /;\s*boundary=/i.test(type)
-    ? type
-    : undefined
-}
-
-/** The boundary a multipart content type names. */
-const boundaryOf = (contentType: string) => {
-  const match = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType)
-  return match?.[1] ?? match?.[2] ?? ""
-}
-
-/** A boundary parameter that is there (so the request gets past the content-type check) but cannot be read. */
-const unreadableBoundary = (request: RawRequest) => {
-  const type = multipartTypeOf(request)
-  return type !== undefined && !boundaryReadable(type)
-}
-
-/**
- * A multipart body without its closing delimiter that multipasta leaves hanging: one that is empty or ends inside a
- * part's header block (its `end()` then reports neither an error nor the end), or one that ends inside a file
- * part's content (its EndNotReached error is emitted on the part's stream before anything listens to it, and the
- * stream never ends). A body that ends inside a field part's content is refused at once, and is sent.
- */
-const unterminatedMultipart = (request: RawRequest) => {
-  const type = multipartTypeOf(request)
-  if (type === undefined || !boundaryReadable(type)) return false
-  const boundary = boundaryOf(type)
-  const body = Buffer.from(request.body)
-  if (body.length === 0) return true
-  const text = `\r\n${body.toString("latin1")}`
-  const delimiter = `\r\n--${boundary}`
-  const last = text.lastIndexOf(delimiter)
-  if (last === -1) return false
-  const rest = text.slice(last + delimiter.length)
-  if (rest.startsWith("--")) return false
-  const headEnd = rest.indexOf("\r\n\r\n")
-  if (headEnd === -1) return true
-  const head = rest.slice(0, headEnd).toLowerCase()
-  return /filename\*?=/.test(head) || /content-type:\s*application\/octet-stream/.test(head)
-}
-
-/**
- * A multipart body of more than a thousand parts: each part, even of one byte, costs about a millisecond (each file
- * part is written to a temporary file), and nothing bounds their number below the body cap, so 30,000 tiny parts
- * run past the request timeout (500).
- */
-const thousandsOfParts = (request: RawRequest) => {
-  const type = multipartTypeOf(request)
-  if (type === undefined || !boundaryReadable(type)) return false
-  return (
-    Buffer.from(request.body)
-      .toString("latin1")
-      .split(`--${boundaryOf(type)}`).length > 1000
-  )
-}
-
 /** The request schemas of the methods the MCP server answers. */
 const mcpMethods: Record<string, { readonly safeParse: (u: unknown) => { readonly success: boolean } }> = {
   initialize: InitializeRequestSchema,
@@ -172,18 +100,6 @@ const paramsTheSdkCannotParse = (request: RawRequest) => {
  * Remove an entry when its fix lands.
  */
 const KNOWN_DEFECTS: ReadonlyArray<KnownDefect> = [
-  {
-    name: "an unterminated multipart body (empty, ending in part headers or in a file part) waits for the timeout, then 500",
-    matches: unterminatedMultipart
-  },
-  {
-    name: "a multipart boundary parameter the parser cannot read (empty, a/b, a trailing ;, a tab before it) is a 500",
-    matches: unreadableBoundary
-  },
-  {
-    name: "a multipart body of thousands of tiny parts (30,000 fit in the cap) runs past the request timeout, then 500",
-    matches: thousandsOfParts
-  },
   {
     name: "MCP requests whose params the SDK's schema refuses are answered -32603 Internal error, not -32602",
     matches: paramsTheSdkCannotParse

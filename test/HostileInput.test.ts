@@ -100,6 +100,44 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
     }
   })
 
+  describe("multipart bodies the parser could not read", () => {
+    const form = '--x\r\nContent-Disposition: form-data; name="url"\r\n\r\nhttps://img.example/a.png\r\n--x--\r\n'
+    for (const contentType of [
+      "multipart/form-data; boundary=",
+      "multipart/form-data; boundary=a/b",
+      "multipart/form-data; boundary=x;",
+      "multipart/form-data;\tboundary=x"
+    ]) {
+      it.effect(`${JSON.stringify(contentType)} is answered at once, never a 500`, () =>
+        Effect.gen(function* () {
+          const { key, id } = yield* article
+          const result = yield* send(`/api/v1/articles/${id}/featured-image`, key, {
+            method: "POST",
+            contentType,
+            body: form
+          })
+          assert.oneOf(result.status, [200, 422], JSON.stringify(result.body))
+        })
+      )
+    }
+
+    it.effect("a multipart body of thousands of tiny parts is 422 at once", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const parts = Array.from(
+          { length: 30_000 },
+          (_, i) => `--x\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\na\r\n`
+        )
+        const result = yield* send(`/api/v1/articles/${id}/featured-image`, key, {
+          method: "POST",
+          contentType: "multipart/form-data; boundary=x",
+          body: `${parts.join("")}--x--\r\n`
+        })
+        assert.strictEqual(result.status, 422, JSON.stringify(result.body))
+      })
+    )
+  })
+
   describe("nesting", () => {
     it.effect("JSON nested 100,000 deep is 422 validation_error with limit 64", () =>
       Effect.gen(function* () {

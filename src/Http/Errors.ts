@@ -7,7 +7,7 @@ import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
 import { errorResponse } from "./ErrorResponse.js"
-import { bodyCapOf, MAX_MCP_BODY_BYTES } from "./RequestBodies.js"
+import { bodyCapOf, MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
 import { pathOf } from "./Server.js"
 
@@ -86,6 +86,8 @@ const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
       Effect.flatten,
       // The parser counts a part's headers against this limit too; the store checks the file's exact size.
       Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
+      // No form of this API has more than a few fields: thousands of tiny parts are refused, not parsed to the timeout.
+      Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS)),
       HttpIncomingMessage.withMaxBodySize(Option.some(cap)),
       Effect.catchAllCause((cause) => {
         const failure = Cause.failureOption(cause) as Option.Option<unknown>

@@ -53,6 +53,9 @@ export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Http/Requ
   provides: HttpServerRequest.HttpServerRequest
 }) {}
 
+/** The most parts a multipart body may have. */
+export const MAX_MULTIPART_PARTS = 16
+
 /** Headers that describe one hop's transfer, not the request; a request rebuilt from its bytes goes without them. */
 const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"])
 
@@ -67,10 +70,22 @@ const completeMultipart = (request: HttpServerRequest.HttpServerRequest, boundar
     if (!bytes.includes(`--${boundary}\r\n`) || !bytes.includes(`--${boundary}--`)) {
       return yield* new ValidationError({ message: "The multipart body is empty or ends before its closing boundary." })
     }
+    // No form here has more than a few fields; thousands of tiny parts would be parsed (and written) one by one.
+    let parts = 0
+    for (let at = bytes.indexOf(`--${boundary}\r\n`); at !== -1; at = bytes.indexOf(`--${boundary}\r\n`, at + 1)) {
+      if (++parts > MAX_MULTIPART_PARTS) {
+        return yield* new ValidationError({
+          message: `A multipart body may have at most ${MAX_MULTIPART_PARTS} parts.`,
+          limit: MAX_MULTIPART_PARTS
+        })
+      }
+    }
     const headers = new Headers()
     for (const [name, value] of Object.entries(request.headers)) {
       if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
     }
+    // The boundary as read here, written plainly: the parser refuses forms it does not read (a trailing ";", a tab).
+    headers.set("content-type", `multipart/form-data; boundary="${boundary}"`)
     return HttpServerRequest.fromWeb(
       new Request(`http://in-process${request.url}`, { method: request.method, headers, body: bytes })
     )
@@ -117,8 +132,9 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
       }
       if (sent === "multipart/form-data") {
         const boundary = /;\s*boundary="?([^";]+)"?/i.exec(contentType ?? "")?.[1]
-        if (boundary === undefined) {
-          return yield* new ValidationError({ message: "A multipart/form-data body needs a boundary parameter." })
+        // RFC 2046: 1 to 70 of a small set of characters, not ending in a space.
+        if (boundary === undefined || !/^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary)) {
+          return yield* new ValidationError({ message: "A multipart/form-data body needs a valid boundary parameter." })
         }
         return yield* completeMultipart(request, boundary)
       }
