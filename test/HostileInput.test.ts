@@ -78,9 +78,12 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
   describe("multipart bodies", () => {
     for (const [name, body] of [
       ["an empty multipart body", ""],
-      ["a multipart body cut off inside a part", '--xyz\r\nContent-Disposition: form-data; name="url"\r\n\r\nhttps://a.example/x.png'],
+      [
+        "a multipart body cut off inside a part",
+        '--xyz\r\nContent-Disposition: form-data; name="url"\r\n\r\nhttps://a.example/x.png'
+      ],
       ["a multipart body with only its closing boundary", "--xyz--\r\n"],
-      ["a multipart body cut off in a part's headers", '--xyz\r\nContent-Disposition: form-da']
+      ["a multipart body cut off in a part's headers", "--xyz\r\nContent-Disposition: form-da"]
     ] as const) {
       it.effect(`${name} is 422 at once, not a wait for the request timeout`, () =>
         Effect.gen(function* () {
