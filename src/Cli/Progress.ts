@@ -23,6 +23,7 @@ const detail = (progress: ImportProgress) =>
 export const importProgress = (label: string, terminal: boolean) => {
   let shown = -1
   let drawn = false
+  let drawnLength = 0
   const report = (progress: ImportProgress) => {
     const percent = percentOf(progress)
     if (terminal) {
@@ -32,7 +33,11 @@ export const importProgress = (label: string, terminal: boolean) => {
       const width = 30
       const filled = Math.round((width * percent) / 100)
       const bar = `${"#".repeat(filled)}${"-".repeat(width - filled)}`
-      return Effect.sync(() => process.stderr.write(`\r\u001b[2K${label} [${bar}] ${percent} % ${detail(progress)}`))
+      // Redrawn over itself with a carriage return, padded to the last line's length: no escape codes at all.
+      const line = `${label} [${bar}] ${percent} % ${detail(progress)}`
+      const padded = line.padEnd(drawnLength)
+      drawnLength = line.length
+      return Effect.sync(() => process.stderr.write(`\r${padded}`))
     }
     const step = Math.floor(percent / 5) * 5
     if (step <= shown) return Effect.void
