@@ -11,45 +11,21 @@
 // BENCH_RUNS: runs per figure, default 5)
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
 import { loadAverage } from "./LoadAverage.js"
+import { adminUrl, databaseUrl, freePort, withClient } from "./Support.js"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const root = fileURLToPath(new URL("..", import.meta.url))
-const adminUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const database = `cbs_bench_start_${process.pid}`
-const benchUrl = (() => {
-  const url = new URL(adminUrl)
-  url.pathname = `/${database}`
-  return url.toString()
-})()
+const benchUrl = databaseUrl(adminUrl, database)
 const workDir = mkdtempSync(path.join(os.tmpdir(), "cbs-bench-start-"))
 const timeCommand = existsSync("/usr/bin/time") ? "/usr/bin/time" : undefined
 const running = new Set<ChildProcess>()
 
-const admin = async (query: string) => {
-  const client = new pg.Client({ connectionString: adminUrl })
-  await client.connect()
-  try {
-    await client.query(query)
-  } finally {
-    await client.end()
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
-    })
-  })
+const admin = (query: string) => withClient(adminUrl, async (client) => void (await client.query(query)))
 
 /** The environment of a `cbs` on PostgreSQL (`url`) or, without it, on the embedded database in `dataDir`. */
 const envFor = (target: { readonly url?: string; readonly dataDir: string }, extra: Record<string, string> = {}) => {

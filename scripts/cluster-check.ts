@@ -9,25 +9,19 @@
 // Run: npm run cluster:check   (DATABASE_URL: an admin connection; default postgres://postgres@127.0.0.1:5432/postgres)
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
 import { signIn } from "./OAuthSignIn.js"
+import { adminUrl, databaseUrl, freePort, withClient } from "./Support.js"
 
 const INSTANCES = 3
 const REQUESTS_PER_MINUTE = 20
 const EDITS_PER_DAY = 5
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const adminUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 const database = `cbs_cluster_${process.pid}`
-const url = (() => {
-  const parsed = new URL(adminUrl)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
-})()
+const url = databaseUrl(adminUrl, database)
 const workDir = mkdtempSync(path.join(os.tmpdir(), "cbs-cluster-"))
 const children: Array<{ readonly name: string; readonly child: ChildProcess; readonly log: () => string }> = []
 const failures: Array<string> = []
@@ -37,25 +31,8 @@ const check = (what: string, ok: boolean, detail = "") => {
   if (!ok) failures.push(what)
 }
 
-const query = async <A>(text: string, values: ReadonlyArray<unknown> = [], on = url): Promise<Array<A>> => {
-  const client = new pg.Client({ connectionString: on })
-  await client.connect()
-  try {
-    return (await client.query(text, [...values])).rows as Array<A>
-  } finally {
-    await client.end()
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => (typeof address === "object" && address !== null ? resolve(address.port) : reject()))
-    })
-  })
+const query = <A>(text: string, values: ReadonlyArray<unknown> = [], on = url): Promise<Array<A>> =>
+  withClient(on, async (client) => (await client.query(text, [...values])).rows as Array<A>)
 
 const nginxBinary = ["/usr/sbin/nginx", "/usr/bin/nginx"].find(existsSync)
 
