@@ -1,4 +1,5 @@
 import { request } from "node:http"
+import { connect } from "node:net"
 import { join } from "node:path"
 import { HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -105,6 +106,49 @@ describe("the server before and after its handler", () => {
         // The handler removed, as when the server drains before it closes.
         assertUnavailable(yield* get(port, "/healthz"))
       })
+  )
+})
+
+/** The raw answer to `bytes` sent on a connection of their own (for requests node:http cannot send). */
+const sendRaw = (port: number, bytes: string) =>
+  Effect.async<string>((resume) => {
+    const chunks: Array<Buffer> = []
+    const socket = connect({ host: "127.0.0.1", port }, () => socket.end(bytes))
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk))
+    socket.on("close", () => resume(Effect.succeed(Buffer.concat(chunks).toString("utf8"))))
+    socket.on("error", (error) => resume(Effect.succeed(`error: ${error.message}`)))
+  })
+
+describe("requests node:http cannot parse", () => {
+  const served = Effect.gen(function* () {
+    const context = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    const server = yield* Effect.provide(HttpServer.HttpServer, context)
+    yield* HttpServer.serveEffect(HttpServerResponse.text("ok")).pipe(Effect.provide(context))
+    return server.address._tag === "TcpAddress" ? server.address.port : 0
+  })
+
+  it.scoped("a URL of megabytes is answered 431 with the error body and a request id, never a reset, every time", () =>
+    Effect.gen(function* () {
+      const port = yield* served
+      for (let i = 0; i < 5; i++) {
+        const outcome = yield* get(port, `/api/v1/sites?q=${"a".repeat(3_000_000)}`)
+        assert.strictEqual(outcome._tag, "answered", JSON.stringify(outcome))
+        if (outcome._tag !== "answered") return
+        assert.strictEqual(outcome.status, 431)
+        assert.isString(outcome.requestId)
+        assert.strictEqual(JSON.parse(outcome.body).error, "payload_too_large")
+      }
+    })
+  )
+
+  it.scoped("a request that is not HTTP is answered 400 validation_error with a request id", () =>
+    Effect.gen(function* () {
+      const port = yield* served
+      const answer = yield* sendRaw(port, "NOT HTTP AT ALL\r\n\r\n")
+      assert.match(answer, /^HTTP\/1\.1 400 /)
+      assert.match(answer, /\r\nx-request-id: \S+\r\n/)
+      assert.strictEqual(JSON.parse(answer.split("\r\n\r\n")[1] ?? "").error, "validation_error")
+    })
   )
 })
 
