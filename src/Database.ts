@@ -9,6 +9,7 @@ import pg from "pg"
 import { AppConfig } from "./Config.js"
 import { lockDataDir } from "./DataDirLock.js"
 import { startFromTemplate } from "./EmbeddedTemplate.js"
+import { acquirePgPool } from "./PgPool.js"
 
 const migrationsDirectory = new URL("../migrations/", import.meta.url)
 
@@ -54,9 +55,16 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"]
 }
 
-/** A client for a real PostgreSQL server. */
+/**
+ * A client for a real PostgreSQL server, on a pool where an interrupted request's query cancel cannot reach another
+ * request's statement (see `makePgPool`).
+ */
 export const layerPostgres = (url: Redacted.Redacted, maxConnections = 10) =>
-  PgClient.layer({ url, maxConnections, applicationName: "content-backlink-service", types })
+  PgClient.layerFromPool({
+    acquire: acquirePgPool(url, maxConnections, types),
+    applicationName: "content-backlink-service",
+    types
+  })
 
 /**
  * An embedded PostgreSQL (PGlite) served over the wire protocol on a free loopback port, so that the same

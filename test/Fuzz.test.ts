@@ -18,16 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, layer } from "@effect/vitest"
-import {
-  CallToolRequestSchema,
-  InitializeRequestSchema,
-  JSONRPCRequestSchema,
-  ListToolsRequestSchema,
-  PingRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Layer, Runtime, TestClock } from "effect"
-import { jsonDepthExceeds } from "../src/Http/JsonDepth.js"
-import { MAX_JSON_DEPTH } from "../src/Http/RequestBodies.js"
 import { apiRequest, type OpenApiDocument, operationsOf } from "./support/fuzz/ApiRequests.js"
 import { accountFixtures, getJson, oauthFixtures, signInFixtures, startClock } from "./support/fuzz/Fixtures.js"
 import { type McpTool, mcpRequest } from "./support/fuzz/McpRequests.js"
@@ -37,15 +28,7 @@ import {
   registerRequest,
   tokenRequest
 } from "./support/fuzz/OAuthRequests.js"
-import type { RawRequest } from "./support/fuzz/RawHttp.js"
-import {
-  type FuzzSettings,
-  fuzz,
-  type KnownDefect,
-  makeServerErrorLog,
-  mcpProblem,
-  unexplainedErrors
-} from "./support/fuzz/Runner.js"
+import { type FuzzSettings, fuzz, makeServerErrorLog, mcpProblem } from "./support/fuzz/Runner.js"
 import { signInPageRequest, signInPostRequest, signOutRequest } from "./support/fuzz/SignInRequests.js"
 import { makeBrowser, postRpc, signInWithSdk, toolsList } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
@@ -62,64 +45,12 @@ const mediaDir = mkdtempSync(join(tmpdir(), "cbs-fuzz-media-"))
 process.env["MEDIA_DIR"] = mediaDir
 afterAll(() => rmSync(mediaDir, { recursive: true, force: true }))
 
-// --- Known defects ----------------------------------------------------------------------------------------------
-
-/** The request schemas of the methods the MCP server answers. */
-const mcpMethods: Record<string, { readonly safeParse: (u: unknown) => { readonly success: boolean } }> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  "tools/list": ListToolsRequestSchema,
-  "tools/call": CallToolRequestSchema
-}
-
-/**
- * A JSON-RPC request to a method the MCP server answers whose params do not fit the SDK's schema for it: the SDK
- * answers -32603 Internal error (its dispatch parses before its own InvalidParams check; upstream
- * modelcontextprotocol/typescript-sdk#2284).
- */
-const paramsTheSdkCannotParse = (request: RawRequest) => {
-  if (request.target !== "/mcp") return false
-  const text = new TextDecoder().decode(Buffer.from(request.body))
-  if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) return false
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch {
-    return false
-  }
-  return (Array.isArray(parsed) ? parsed : [parsed]).some((message) => {
-    if (!JSONRPCRequestSchema.safeParse(message).success) return false
-    const schema = mcpMethods[(message as { method: string }).method]
-    return schema !== undefined && !schema.safeParse(message).success
-  })
-}
-
-/**
- * Known defects not fixed yet. A request that `matches` one is not sent; a failure whose server log one `explains`
- * entirely is not counted (fast-check counts both as skipped), so that the rest of a run can still find new ones.
- * Remove an entry when its fix lands.
- */
-const KNOWN_DEFECTS: ReadonlyArray<KnownDefect> = [
-  {
-    name: "MCP requests whose params the SDK's schema refuses are answered -32603 Internal error, not -32602",
-    matches: paramsTheSdkCannotParse
-  },
-  {
-    // PostgreSQL only. A client that goes away interrupts its request; @effect/sql-pg cancels the statement under way
-    // with pg_cancel_backend on another connection, but releases the connection to the pool as soon as the statement
-    // ends, so a late cancel can land on the next request's statement (Effect-TS/effect#8068, fixed for v4 only).
-    name: "a disconnecting client's query cancel can land on the next request's statement (500, PostgreSQL only)",
-    explains: (logged) => logged.includes("canceling statement due to user request")
-  }
-]
-
 const serverErrors = makeServerErrorLog()
 
 const settings: FuzzSettings = {
   seed: Number(process.env["FUZZ_SEED"] ?? "20261122"),
   runs: RUNS,
   answerWithinMs: 10_000,
-  known: KNOWN_DEFECTS,
   serverErrors: serverErrors.entries
 }
 
@@ -202,7 +133,7 @@ layer(TestServerLive.pipe(Layer.provide(serverErrors.layer)), { timeout: 120_000
       Effect.gen(function* () {
         yield* TestClock.adjust("1 second")
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
-        assert.deepStrictEqual(unexplainedErrors(settings), [])
+        assert.deepStrictEqual(serverErrors.entries, [])
       })
     )
   }

@@ -121,6 +121,29 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
       )
     }
 
+    it.effect("a nameless file part over 16 KiB in a complete body is 422 at once; an empty one is no file", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* article
+        const part = (filename: string, content: string) =>
+          `--x\r\nContent-Disposition: form-data; name="image"; filename="${filename}"\r\n` +
+          `Content-Type: application/octet-stream\r\n\r\n${content}\r\n`
+        const url = '--x\r\nContent-Disposition: form-data; name="url"\r\n\r\nhttps://img.example/a.png\r\n'
+        const post = (body: string) =>
+          send(`/api/v1/articles/${id}/featured-image`, key, {
+            method: "POST",
+            contentType: "multipart/form-data; boundary=x",
+            body
+          })
+        const started = Date.now()
+        const nameless = yield* post(`${part("", "a".repeat(64 * 1024))}${url}--x--\r\n`)
+        assert.strictEqual(nameless.status, 422, JSON.stringify(nameless.body))
+        assert.strictEqual(nameless.body.error, "validation_error")
+        assert.isBelow(Date.now() - started, 5_000)
+        const empty = yield* post(`${part("", "")}${url}--x--\r\n`)
+        assert.strictEqual(empty.status, 200, JSON.stringify(empty.body))
+      })
+    )
+
     it.effect("a multipart body of thousands of tiny parts is 422 at once", () =>
       Effect.gen(function* () {
         const { key, id } = yield* article

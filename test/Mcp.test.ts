@@ -11,6 +11,7 @@ import { Clock, Effect, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
+import { readRowsWritten } from "./support/CallLogBatches.js"
 import {
   allowInBrowser,
   callToolRaw,
@@ -563,6 +564,33 @@ layer(TestServerLive)("MCP interface", (it) => {
       })
     )
 
+    it.effect("requests whose params the SDK's schema refuses are -32602 Invalid params, never -32603", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { mcpUrl } = yield* context
+        const session = yield* sharedSession
+        const refused = [
+          { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 5 } },
+          { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_sites", arguments: "all" } },
+          { jsonrpc: "2.0", id: 3, method: "tools/list", params: { cursor: 5 } },
+          { jsonrpc: "2.0", id: 4, method: "initialize", params: { protocolVersion: 7 } }
+        ]
+        for (const message of refused) {
+          const reply = yield* postRpc(mcpUrl, session.token, message)
+          assert.strictEqual(reply.status, 200, reply.text)
+          const answer = JSON.parse(reply.text)
+          assert.strictEqual(answer.id, message.id, reply.text)
+          assert.strictEqual(answer.error?.code, -32602, reply.text)
+        }
+        // In a batch, the valid request is still answered.
+        const batch = yield* postRpc(mcpUrl, session.token, [refused[2], { ...toolsList, id: 9 }])
+        assert.strictEqual(batch.status, 200, batch.text)
+        const answers = JSON.parse(batch.text) as ReadonlyArray<{ id: number; error?: { code: number } }>
+        assert.strictEqual(answers.find((answer) => answer.id === 3)?.error?.code, -32602, batch.text)
+        assert.isUndefined(answers.find((answer) => answer.id === 9)?.error, batch.text)
+      })
+    )
+
     it.effect("the 61st request within a minute with one user's token is 429 rate_limited with limit 60", () =>
       Effect.gen(function* () {
         yield* startClock
@@ -678,6 +706,31 @@ layer(TestServerLive)("MCP interface", (it) => {
       })
     )
 
+    it.effect("a header argument no HTTP header can carry (beyond U+00FF, a line break) is validation_error", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const app = yield* TestApp
+        const site = yield* app.makeSite(session.accountId)
+        const article = yield* app.makeArticle(site, { title: "Kept", body: "<p>Kept.</p>" })
+        for (const ifMatch of ['"\u{3C01D}"', '"1"\r\nx-api-key: k', '"\u0000"']) {
+          const body = yield* toolError(session, "update_article", {
+            article_id: article,
+            if_match: ifMatch,
+            title: "T"
+          })
+          assert.strictEqual(body.error, "validation_error", `${JSON.stringify(ifMatch)}: ${body.message}`)
+          assert.include(body.message, "if_match")
+        }
+        const key = yield* toolError(session, "update_article", {
+          article_id: article,
+          idempotency_key: "ключ",
+          title: "T"
+        })
+        assert.strictEqual(key.error, "validation_error", key.message)
+      })
+    )
+
     it.effect('malformed arguments are validation_error: site_id "abc", per_page 101, unknown values and fields', () =>
       Effect.gen(function* () {
         yield* startClock
@@ -776,9 +829,11 @@ layer(TestServerLive)("MCP interface", (it) => {
         yield* toolData(session, "get_article", { article_id: linked })
         yield* toolData(session, "list_backlinks", { site_id: site })
         yield* toolData(session, "get_stats", { site_id: site })
+        yield* readRowsWritten
         yield* toolData(session, "update_article", { article_id: later, title: "Audited" })
         yield* toolData(session, "replace_featured_image", { article_id: later, url: "https://cdn.example.com/a.png" })
         yield* toolError(session, "get_article", { article_id: missing })
+        yield* readRowsWritten
         yield* toolError(session, "update_article", { article_id: linked, body: "<p>No link.</p>" })
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{
@@ -900,6 +955,7 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(viaRest.status, 200, JSON.stringify(viaRest.body))
           const viaMcp = yield* toolData(session, tool, args)
           assert.deepStrictEqual(viaMcp, viaRest.body)
+          yield* readRowsWritten
           // The two calls are logged alike: same status and article, each with its own door.
           const sql = yield* SqlClient.SqlClient
           const rows = yield* sql<{ origin: string; tool: string | null; status: number; article_id: number | null }>`
@@ -1065,6 +1121,7 @@ layer(TestServerLive)("MCP interface", (it) => {
         yield* toolError(session, "update_article", { article_id: id, replacements: [{ find: "absent" }] })
         yield* rest(session.key, `/articles/${id}`)
         yield* toolData(session, "get_article", { article_id: id })
+        yield* readRowsWritten
         const { calls, revisions } = yield* storyOf(id)
         assert.deepStrictEqual(calls, [
           { origin: "API", method: "PATCH", tool: null, status: 200 },

@@ -615,6 +615,39 @@ layer(ServersLive)("OAuth authorization server", (it) => {
       })
     )
 
+    it.effect(
+      "a state over 2,048 characters is redirected as invalid_request without it, by GET and POST /authorize alike",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { browser, resource } = yield* context
+          const clientId = yield* registerClient(browser)
+          const challenge = pkcePair().challenge
+          const longest = authorizeQuery({ clientId, challenge, resource, extra: { state: "s".repeat(2_048) } })
+          const accepted = yield* browser.get(`/authorize?${longest}`)
+          assert.notInclude(accepted.location ?? "", "error=", accepted.location)
+          const tooLong = authorizeQuery({ clientId, challenge, resource, extra: { state: "s".repeat(2_049) } })
+          const refusedByGet = yield* browser.get(`/authorize?${tooLong}`)
+          const user = yield* makeUser
+          const consent = yield* signInThrough(browser, `/authorize?${longest}`, user.email)
+          const refusedByPost = yield* browser.post("/authorize", {
+            query: tooLong.toString(),
+            csrf: hiddenField(consent.text, "csrf")!,
+            decision: "allow"
+          })
+          for (const reply of [refusedByGet, refusedByPost]) {
+            assert.strictEqual(reply.status, 302, reply.text)
+            assert.isTrue(reply.location!.startsWith(REDIRECT_URI), reply.location)
+            assert.isBelow(reply.location!.length, 512, reply.location)
+            const params = paramsOf(reply.location)
+            assert.strictEqual(params.get("error"), "invalid_request")
+            assert.include(params.get("error_description"), "state")
+            assert.isNull(params.get("state"))
+            assert.isNull(params.get("code"))
+          }
+        })
+    )
+
     it.effect("prompt=none while signed out answers login_required instead of showing a page", () =>
       Effect.gen(function* () {
         const { browser, resource } = yield* context

@@ -4,9 +4,10 @@ import {
   HttpApiMiddleware,
   HttpApiSchema,
   HttpRouter,
-  HttpServerRequest
+  HttpServerRequest,
+  Multipart
 } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { ValidationError, ValidationErrorBody } from "../Domain/Errors.js"
 import { jsonDepthExceeds } from "./JsonDepth.js"
@@ -60,6 +61,24 @@ export const MAX_MULTIPART_PARTS = 16
 const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"])
 
 /**
+ * Whether a file part of the body has no file name but some content. The endpoint's reader skips such a part
+ * without reading it, so one larger than the parser's buffer would stall the body until the request times out.
+ * Read with the same parser and limits; a body it cannot read is left for the endpoint to refuse as usual.
+ */
+const hasNamelessFile = (request: HttpServerRequest.HttpServerRequest) =>
+  request.multipartStream.pipe(
+    Stream.mapEffect((part) =>
+      Multipart.isFile(part)
+        ? Stream.runFold(part.content, 0, (size, chunk) => size + chunk.length).pipe(
+            Effect.map((size) => part.name === "" && size > 0)
+          )
+        : Effect.succeed(false)
+    ),
+    Stream.runFold(false, (found, nameless) => found || nameless),
+    Effect.orElseSucceed(() => false)
+  )
+
+/**
  * A multipart body is read whole (within the body cap) and must hold at least one part and its closing boundary:
  * the parser would otherwise wait for the rest of an empty or cut-off body until the request times out. The
  * endpoint then reads the body from those bytes.
@@ -86,9 +105,15 @@ const completeMultipart = (request: HttpServerRequest.HttpServerRequest, boundar
     }
     // The boundary as read here, written plainly: the parser refuses forms it does not read (a trailing ";", a tab).
     headers.set("content-type", `multipart/form-data; boundary="${boundary}"`)
-    return HttpServerRequest.fromWeb(
-      new Request(`http://in-process${request.url}`, { method: request.method, headers, body: bytes })
-    )
+    const rebuilt = () =>
+      HttpServerRequest.fromWeb(
+        new Request(`http://in-process${request.url}`, { method: request.method, headers, body: bytes })
+      )
+    // An empty nameless file is what a browser sends for a file input left empty: the endpoint treats it as absent.
+    if (yield* hasNamelessFile(rebuilt())) {
+      return yield* new ValidationError({ message: "A file part of the multipart body has no file name (filename)." })
+    }
+    return rebuilt()
   })
 
 const accepted = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(

@@ -14,6 +14,7 @@ import { admitRequest } from "../Limits/RequestLimit.js"
 import { Limits } from "../Limits.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { MCP_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
+import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolOutcome } from "./Server.js"
 import { toolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
@@ -94,6 +95,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
             maxRequestBodySize: MAX_MCP_BODY_BYTES
           })
           await server.connect(transport)
+          refuseInvalidParams(transport)
           try {
             const headers = new Headers()
             for (const [name, value] of Object.entries(request.headers))

@@ -51,7 +51,17 @@ export const toolRequest = (tool: Tool, args: Args): Either.Either<Request, Vali
     const query = new URLSearchParams()
     for (const arg of route.queryArgs) if (args[arg] !== undefined) query.set(arg, textOf(args[arg]))
     const headers = new Headers()
-    for (const { header, arg } of route.headerArgs) if (args[arg] !== undefined) headers.set(header, textOf(args[arg]))
+    for (const { header, arg } of route.headerArgs) {
+      if (args[arg] === undefined) continue
+      // A header carries bytes: text beyond U+00FF, line breaks or NUL cannot be sent in one, by HTTP or from here.
+      yield* Either.try({
+        try: () => headers.set(header, textOf(args[arg])),
+        catch: () =>
+          new ValidationError({
+            message: `${arg}: must be text that fits in an HTTP header (no line breaks, NUL or characters beyond U+00FF)`
+          })
+      })
+    }
     const taken = new Set([
       ...route.pathArgs.map((p) => p.arg),
       ...route.queryArgs,

@@ -37,6 +37,12 @@ export type AuthorizeCheck =
 
 const errorPage = (message: string): AuthorizeCheck => ({ _tag: "ErrorPage", message })
 
+/**
+ * The longest `state` a client may send. It comes back in the redirect's query, and a redirect longer than clients,
+ * browsers and proxies take (about 8 KiB of request line) reaches no one; a client needs far less to find its request.
+ */
+export const MAX_STATE_LENGTH = 2_048
+
 /** Parameters that may appear only once (RFC 6749 §3.1). */
 const singleValued = ["response_type", "code_challenge", "code_challenge_method", "scope", "state", "prompt"]
 
@@ -74,16 +80,23 @@ export const checkAuthorize = (
     if (location === undefined) return errorPage("The return address (redirect_uri) cannot be used.")
 
     const state = form.get("state")
-    const fail = (error: string, description: string): AuthorizeCheck => ({
-      _tag: "ErrorRedirect",
-      redirectLocation: location,
-      state,
-      error,
-      description
-    })
+    const failEchoing =
+      (echoed: string | undefined) =>
+      (error: string, description: string): AuthorizeCheck => ({
+        _tag: "ErrorRedirect",
+        redirectLocation: location,
+        state: echoed,
+        error,
+        description
+      })
+    const fail = failEchoing(state)
     const repeated = singleValued.find((name) => form.duplicates.includes(name))
     if (repeated !== undefined) return fail("invalid_request", `${repeated} is given more than once.`)
     if (form.withNul !== undefined) return fail("invalid_request", `${form.withNul} must not contain NUL (U+0000).`)
+    if (state !== undefined && state.length > MAX_STATE_LENGTH) {
+      // Not echoed: the oversized value is the fault, and carrying it back would make the redirect unusable.
+      return failEchoing(undefined)("invalid_request", `state must be at most ${MAX_STATE_LENGTH} characters.`)
+    }
     const responseType = form.get("response_type")
     if (responseType === undefined) return fail("invalid_request", "response_type is required.")
     if (responseType !== "code") return fail("unsupported_response_type", "Only response_type=code is supported.")

@@ -7,23 +7,6 @@ import { describeRequest, type RawOutcome, type RawRequest, sendRaw } from "./Ra
 
 export type Answer = Extract<RawOutcome, { _tag: "Answered" }>
 
-/**
- * Known defects not fixed yet. A request that `matches` one is not sent; a failure whose server log one `explains`
- * entirely is not counted. fast-check counts both as skipped, so that the rest of a run can still find new defects.
- * Remove an entry when its fix lands.
- */
-export interface KnownDefect {
-  readonly name: string
-  readonly matches?: (request: RawRequest) => boolean
-  readonly explains?: (logged: string) => boolean
-}
-
-const knownRequest = (known: ReadonlyArray<KnownDefect>, request: RawRequest) =>
-  known.some((defect) => defect.matches?.(request) === true)
-
-const knownLog = (known: ReadonlyArray<KnownDefect>, logged: string) =>
-  known.some((defect) => defect.explains?.(logged) === true)
-
 /** A logged cause in full: its errors' own causes too (a SqlError's is the database's message). */
 const causeText = (cause: Cause.Cause<unknown>) => {
   const lines = [Cause.pretty(cause)]
@@ -88,14 +71,13 @@ export interface FuzzSettings {
   readonly runs: number
   /** The bound on every answer: a request not answered within it has hung. */
   readonly answerWithinMs: number
-  readonly known: ReadonlyArray<KnownDefect>
   readonly serverErrors: ReadonlyArray<string>
 }
 
 const reporterOf = (settings: FuzzSettings) => (details: fc.RunDetails<[RawRequest]>) => {
   if (!details.failed) return
   const error = details.errorInstance
-  const why = error instanceof Error ? error.message : String(error ?? "too many requests skipped")
+  const why = error instanceof Error ? error.message : String(error ?? "the property failed")
   throw new Error(
     `${why}\n\n(fast-check seed ${details.seed}, path "${details.counterexamplePath ?? ""}", run ${details.numRuns}: ` +
       `FUZZ_SEED=${details.seed} FUZZ_RUNS=${settings.runs} sends the same requests again)`
@@ -120,7 +102,6 @@ export const fuzz = (
   Effect.promise(() =>
     fc.assert(
       fc.asyncProperty(requests, async (request) => {
-        fc.pre(!knownRequest(settings.known, request))
         await options.beforeEach?.()
         const logged = settings.serverErrors.length
         const outcome = await sendRaw(origin, request, settings.answerWithinMs)
@@ -129,7 +110,6 @@ export const fuzz = (
           (outcome._tag === "Answered" ? options.judge?.(outcome) : undefined) ??
           (settings.serverErrors.length > logged ? "the server logged an error" : undefined)
         const log = settings.serverErrors.slice(logged)
-        fc.pre(problem === undefined || log.length === 0 || !log.every((entry) => knownLog(settings.known, entry)))
         if (problem !== undefined) {
           throw new Error(
             [
@@ -148,10 +128,6 @@ export const fuzz = (
       }
     )
   )
-
-/** What the server logged that no known defect explains. */
-export const unexplainedErrors = (settings: FuzzSettings) =>
-  settings.serverErrors.filter((logged) => !knownLog(settings.known, logged))
 
 /** A tool call whose answer is an internal error is a 500 by another name. */
 export const mcpProblem = (outcome: Answer): string | undefined => {
