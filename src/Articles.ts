@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import type { ArticlesQuery } from "./Articles/Api.js"
 import { type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
 import { protectedLinksOf } from "./Articles/StoredLinks.js"
-import { ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
+import { type Article, ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
 import type { Credential } from "./Domain/Credential.js"
 import { isOrderedRange } from "./Domain/Dates.js"
 import { NotFound, ValidationError } from "./Domain/Errors.js"
@@ -34,13 +34,32 @@ export class Articles extends Effect.Service<Articles>()("Articles", {
     const repo = yield* ArticlesRepo
     const sites = yield* Sites
 
-    const list = Effect.fn("Articles.list")(function* (credential: Credential, siteId: SiteId, query: ArticlesQuery) {
-      yield* sites.requireReadable(credential, siteId)
-      if (!isOrderedRange(query)) return yield* new ValidationError({ message: "from must not be after to." })
+    /**
+     * A page of the website's articles with its `meta`, the page's `data` as JSON text (an array of `Article`):
+     * the API sends it as it is. The website must be readable by `credential` (404 otherwise).
+     */
+    const listJson = Effect.fn("Articles.listJson")(function* (
+      credential: Credential,
+      siteId: SiteId,
+      query: ArticlesQuery
+    ) {
+      if (!isOrderedRange(query)) {
+        // A website the caller may not read is a 404 before anything is said about the query.
+        yield* sites.requireReadable(credential, siteId)
+        return yield* new ValidationError({ message: "from must not be after to." })
+      }
       const page = { page: query.page, per_page: query.per_page }
-      const { rows, total } = yield* repo.list(siteId, query, page)
-      return { data: rows, meta: pageMeta(page, total) }
+      const found = yield* repo.list(readScope(credential), siteId, query, page)
+      if (Option.isNone(found)) return yield* new NotFound({ message: `No website with id ${siteId}.` })
+      return { data: found.value.data, meta: pageMeta(page, found.value.total) }
     })
+
+    /** The same page with its articles as values. */
+    const list = (credential: Credential, siteId: SiteId, query: ArticlesQuery) =>
+      Effect.map(listJson(credential, siteId, query), ({ data, meta }) => ({
+        data: JSON.parse(data) as ReadonlyArray<Article>,
+        meta
+      }))
 
     const get = Effect.fn("Articles.get")(function* (credential: Credential, id: ArticleId) {
       const row = yield* repo.findReadable(readScope(credential), id)
@@ -50,6 +69,6 @@ export class Articles extends Effect.Service<Articles>()("Articles", {
       })
     })
 
-    return { list, get, metaDescription: repo.metaDescription }
+    return { list, listJson, get, metaDescription: repo.metaDescription }
   })
 }) {}

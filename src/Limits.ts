@@ -23,8 +23,19 @@ export const secondsToUtcMidnight = (now: number): number => {
   return Math.max(1, Math.ceil((midnight - now) / 1000))
 }
 
+/** What the counter keys of a kind of credential start with; the id follows. */
+export const counterKeyPrefix = (kind: Credential["kind"]) => `${kind}:`
+
 /** The key a credential's requests are counted under; API keys and signed-in users never share one. */
-export const credentialKey = (credential: Credential) => `${credential.kind}:${credential.id}`
+export const credentialKey = (credential: Credential) => `${counterKeyPrefix(credential.kind)}${credential.id}`
+
+/** The one-minute window a request is counted in. */
+export interface RequestWindow {
+  readonly now: number
+  readonly start: number
+  /** `start` as an ISO timestamp, the form the counters are kept under. */
+  readonly iso: string
+}
 
 export class Limits extends Effect.Service<Limits>()("Limits", {
   dependencies: [LimitsRepo.Default],
@@ -32,23 +43,51 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
     const repo = yield* LimitsRepo
     const config = yield* AppConfig
 
-    /** Counts a request of `credential` and tells whether it is within the per-minute limit. */
-    const countRequest = Effect.fn("Limits.countRequest")(function* (credential: Credential) {
-      const now = yield* Clock.currentTimeMillis
-      const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS
-      const key = credentialKey(credential)
-      const window = new Date(windowStart).toISOString()
-      const { count } = yield* repo.countRequest(key, window)
-      // The first request of a window clears the credential's earlier ones, so the table stays one row per
-      // active credential without a background job.
-      if (count === 1) yield* repo.deleteEarlierWindows(key, window)
-      return {
-        limit: config.requestsPerMinute,
-        remaining: Math.max(0, config.requestsPerMinute - count),
-        reset: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now) / 1000)),
-        exceeded: count > config.requestsPerMinute
-      } satisfies RequestAllowance
+    /** The window a request made now is counted in. */
+    const currentWindow = Effect.map(Clock.currentTimeMillis, (now): RequestWindow => {
+      const start = Math.floor(now / WINDOW_MS) * WINDOW_MS
+      return { now, start, iso: new Date(start).toISOString() }
     })
+
+    /** Where `credential` stands once its request made `count` in `window`. */
+    const allowanceAfter = (credential: Credential, window: RequestWindow, count: number) =>
+      Effect.as(
+        // The first request of a window clears the credential's earlier ones, so the table stays one row per
+        // active credential without a background job.
+        count === 1 ? repo.deleteEarlierWindows(credentialKey(credential), window.iso) : Effect.void,
+        {
+          limit: config.requestsPerMinute,
+          remaining: Math.max(0, config.requestsPerMinute - count),
+          reset: Math.max(1, Math.ceil((window.start + WINDOW_MS - window.now) / 1000)),
+          exceeded: count > config.requestsPerMinute
+        } satisfies RequestAllowance
+      )
+
+    // Requests counted by the statement that found their API key (see Authentication), by request.
+    const countedAlready = new WeakMap<object, RequestAllowance>()
+
+    /**
+     * Records that `request` of `credential` was counted as the `count`th of `window` by the statement that
+     * authenticated it, so that `countRequest` does not count it again.
+     */
+    const countedWith = (request: object, credential: Credential, window: RequestWindow, count: number) =>
+      Effect.map(allowanceAfter(credential, window, count), (allowance) => {
+        countedAlready.set(request, allowance)
+      })
+
+    /**
+     * Counts a request of `credential` and tells whether it is within the per-minute limit; a `request` that was
+     * counted when its key was looked up (`countedWith`) is not counted twice.
+     */
+    const countRequest = (credential: Credential, request?: object) => {
+      const known = request === undefined ? undefined : countedAlready.get(request)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.flatMap(currentWindow, (window) =>
+        Effect.flatMap(repo.countRequest(credentialKey(credential), window.iso), ({ count }) =>
+          allowanceAfter(credential, window, count)
+        )
+      )
+    }
 
     const exceeded = (now: number) =>
       new EditLimitExceeded({
@@ -77,6 +116,14 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
       yield* repo.pruneRequestCounters(new Date(now - 2 * WINDOW_MS).toISOString())
     })
 
-    return { countRequest, takeEdit, checkEdit, pruneRequestCounters, editsPerDay: config.editsPerDay }
+    return {
+      currentWindow,
+      countedWith,
+      countRequest,
+      takeEdit,
+      checkEdit,
+      pruneRequestCounters,
+      editsPerDay: config.editsPerDay
+    }
   })
 }) {}

@@ -383,6 +383,39 @@ layer(TestServerLive)("articles", (it) => {
       )
     }
 
+    it.effect("GET /sites/{id}/articles of another account's website is 404 not_found, whatever the query", () =>
+      Effect.gen(function* () {
+        const theirs = yield* siteOfNewAccount
+        const { key } = yield* siteOfNewAccount
+        for (const query of ["", "?page=99", "?status=draft", "?from=2026-10-12&to=2026-10-10"]) {
+          assertNotFound(yield* get(`/api/v1/sites/${theirs.siteId}/articles${query}`, key))
+        }
+      })
+    )
+
+    it.effect("a deep page holds the same articles, in the same order, as the pages before it end with", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        yield* makeArticles(
+          siteId,
+          Array.from({ length: 13 }, (_, i) => ({
+            published_at: i % 4 === 0 ? null : `2026-10-${String(10 + (i % 3)).padStart(2, "0")}T08:00:00Z`,
+            status: i % 4 === 0 ? ("draft" as const) : ("published" as const)
+          }))
+        )
+        const all = idsOf(yield* listArticles(key, siteId, { per_page: 100 }))
+        assert.strictEqual(all.length, 13)
+        const pages = []
+        for (let page = 1; page <= 5; page++)
+          pages.push(...idsOf(yield* listArticles(key, siteId, { page, per_page: 3 })))
+        assert.deepStrictEqual(pages, all)
+        const published = idsOf(yield* listArticles(key, siteId, { status: "published", per_page: 100 }))
+        const last = yield* listArticles(key, siteId, { status: "published", page: 3, per_page: 4 })
+        assert.deepStrictEqual(idsOf(last), published.slice(8))
+        assert.deepStrictEqual(last.meta, { page: 3, per_page: 4, total: 9, last_page: 3 })
+      })
+    )
+
     it.effect("GET /sites/{id}/articles for a website that does not exist is 404 not_found", () =>
       Effect.gen(function* () {
         const { key } = yield* siteOfNewAccount

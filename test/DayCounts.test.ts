@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Runtime } from "effect"
+import { Effect, Layer, Option, Runtime } from "effect"
 import fc from "fast-check"
 import { type ArticleFilter, ArticlesRepo } from "../src/Articles/Repo.js"
 import { type BacklinkFilter, BacklinksRepo } from "../src/Backlinks/Repo.js"
@@ -337,7 +337,7 @@ layer(TestLive)("totals from the day counts", (it) => {
                     const siteId = sites[f.site]!
                     const page = { page: f.page, per_page: 2 }
                     const articleFilter = { from: f.from, to: f.to, status: f.status }
-                    const articleList = yield* articles.list(siteId, articleFilter, page)
+                    const articleList = Option.getOrThrow(yield* articles.list(null, siteId, articleFilter, page))
                     assert.strictEqual(articleList.total, yield* countArticles(siteId, articleFilter))
                     const backlinkFilter = { from: f.from, to: f.to, category: f.category }
                     const backlinkList = yield* backlinks.list(siteId, backlinkFilter, page)
@@ -437,7 +437,9 @@ layer(TestLive)("totals from the day counts", (it) => {
           select (select count(*)::int from article_day_counts where site_id = ${siteId})
             + (select count(*)::int from backlink_day_counts where site_id = ${siteId}) as n`
         assert.strictEqual(left!.n, 0)
-        const remaining = yield* (yield* ArticlesRepo).list(other, {}, { page: 1, per_page: 1 })
+        const remaining = Option.getOrThrow(
+          yield* (yield* ArticlesRepo).list(null, other, {}, { page: 1, per_page: 1 })
+        )
         assert.strictEqual(remaining.total, yield* countArticles(other, {}))
         assert.isAbove(remaining.total, 0)
         assert.deepStrictEqual(yield* countTableDrift(), { articles: 0, backlinks: 0, empty: 0 })

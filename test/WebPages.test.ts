@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
+import { readRowsWritten } from "./support/CallLogBatches.js"
 import { makeBrowser } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import {
@@ -293,6 +294,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
         assert.strictEqual(yield* read(key), 200)
         const stranger = yield* signedInAccount()
         assert.strictEqual(yield* read(stranger.key), 404)
+        yield* readRowsWritten
         yield* TestClock.adjust("1 second")
 
         const own = yield* open(browser, "/activity")

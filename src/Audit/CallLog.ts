@@ -10,7 +10,7 @@ import type { AuditEntry } from "./Repo.js"
 /**
  * The call being served, as the call log will record it. A change that commits writes its row in its own
  * transaction (`entry(200)`, then `markRecorded`), so that a saved change is never missing from the log; every other
- * call is recorded when its response leaves.
+ * call is recorded when its response leaves (a read in the next batch of reads, see `AuditLog.recordRead`).
  */
 export class CurrentCall extends Context.Tag("Audit/CurrentCall")<
   CurrentCall,
@@ -89,10 +89,12 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
               request_id: requestId === "" ? null : requestId
             })
           )
-        // Recorded before the response leaves, so a call that was answered is never missing from the log.
+        // Handed over before the response leaves, so a call that was answered is never missing from the log: a
+        // read (GET) joins the next batch of reads, anything else is written at once.
+        const write = request.method === "GET" || request.method === "HEAD" ? audit.recordRead : audit.record
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.gen(function* () {
-            if (!(yield* Ref.get(recorded))) yield* audit.record(yield* entry(response.status))
+            if (!(yield* Ref.get(recorded))) yield* write(yield* entry(response.status))
             return response
           })
         )

@@ -56,6 +56,12 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
       execute: (entry) => sql`insert into audit_log ${sql.insert({ ...entry, at: sql`${entry.at}::timestamptz` })}`
     })
 
+    /** Writes a batch of entries in one statement, in their order. */
+    const insertAll = (entries: ReadonlyArray<AuditEntry>) =>
+      sql`insert into audit_log ${sql.insert(entries.map((entry) => ({ ...entry, at: sql`${entry.at}::timestamptz` })))}`.pipe(
+        Effect.asVoid
+      )
+
     // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
     // Only the calls of the article's own account: another account's refused attempt would name its key here.
     const activityOfArticle = (
@@ -135,6 +141,6 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
         Effect.orDie
       )
 
-    return { insert, activityOfArticle, activityOfAccount, pruneBefore }
+    return { insert, insertAll, activityOfArticle, activityOfAccount, pruneBefore }
   })
 }) {}

@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import type { Credential } from "../Domain/Credential.js"
 import type { AccountId, ApiKeyId } from "../Domain/Ids.js"
+import { counterKeyPrefix, type RequestWindow } from "../Limits.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { hashSecret, newSecret, sameHash } from "./Secrets.js"
 
@@ -42,8 +43,28 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       )
     })
 
+    /**
+     * `authenticate`, counting the request in the credential's per-minute `window` in the same statement (see
+     * Limits.countedWith); the window's count with the credential.
+     */
+    const authenticateCounting = (key: string, window: RequestWindow) => {
+      if (!key.startsWith(KEY_PREFIX) || key.length > 200) return Effect.succeed(Option.none())
+      const hash = hashSecret(key)
+      return Effect.map(repo.findLiveCounting(hash, counterKeyPrefix("api_key"), window.iso), (found) =>
+        Option.flatMap(found, (row) =>
+          sameHash(row.key_hash, hash)
+            ? Option.some({
+                credential: { kind: "api_key", id: row.id, accountId: row.account_id, isAdmin: row.is_admin } as const,
+                count: row.count
+              })
+            : Option.none()
+        )
+      )
+    }
+
     return {
       create,
+      authenticateCounting,
       authenticate,
       revoke: (id: ApiKeyId) => repo.revoke(id),
       list: (accountId: AccountId) => repo.listForAccount(accountId)

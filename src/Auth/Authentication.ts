@@ -2,6 +2,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { Effect, type Exit, Layer, Option } from "effect"
 import type { Credential } from "../Domain/Credential.js"
 import { Unauthorized } from "../Domain/Errors.js"
+import { Limits } from "../Limits.js"
 import { Authentication } from "./Api.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { ToolCaller } from "./CurrentCredential.js"
@@ -45,6 +46,7 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const keys = yield* ApiKeys
+    const limits = yield* Limits
 
     const authenticate = Effect.gen(function* () {
       // An agent's tool call carries its user in the context: the headers of the enclosing request are not read.
@@ -52,11 +54,16 @@ export const AuthenticationLive = Layer.effect(
       if (Option.isSome(tool)) return tool.value.credential
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = yield* keyFromHeaders(request.headers)
-      const credential = yield* keys.authenticate(key)
-      if (Option.isNone(credential)) {
+      // The statement that finds the key also counts the request against its per-minute limit (one round trip
+      // instead of two); RequestLimit then judges the count and sets the headers.
+      const window = yield* limits.currentWindow
+      const found = yield* keys.authenticateCounting(key, window)
+      if (Option.isNone(found)) {
         return yield* new Unauthorized({ message: "The API key is unknown or has been revoked." })
       }
-      return credential.value
+      const { credential, count } = found.value
+      yield* limits.countedWith(request, credential, window, count)
+      return credential
     })
 
     // Both documented schemes run one check that reads the headers itself (so "Authorization first, and a bad one

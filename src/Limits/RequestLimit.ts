@@ -1,4 +1,4 @@
-import { HttpApiMiddleware, HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApiMiddleware, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { CurrentCredential, ToolCaller } from "../Auth/CurrentCredential.js"
 import type { Credential } from "../Domain/Credential.js"
@@ -28,9 +28,9 @@ export const withLimitHeaders = (
  * the database), arranges for the response to carry the limit headers, and fails with 429 `rate_limited` over the
  * limit. Every door that authenticates runs it: the API through the `RequestLimit` middleware, and `/mcp`.
  */
-export const admitRequest = (limits: Limits, credential: Credential) =>
+export const admitRequest = (limits: Limits, credential: Credential, request?: object) =>
   Effect.gen(function* () {
-    const allowance = yield* limits.countRequest(credential)
+    const allowance = yield* limits.countRequest(credential, request)
     yield* HttpApp.appendPreResponseHandler((_request, response) =>
       Effect.succeed(withLimitHeaders(response, allowance, limits.editsPerDay))
     )
@@ -55,7 +55,8 @@ export const RequestLimitLive = Layer.effect(
       if (Option.isSome(yield* Effect.serviceOption(ToolCaller))) return
       const credential = yield* Effect.serviceOption(CurrentCredential)
       if (Option.isNone(credential)) return yield* Effect.dieMessage("RequestLimit runs after Authentication")
-      yield* admitRequest(limits, credential.value)
+      // Counted already, in most cases, by the statement that found the API key.
+      yield* admitRequest(limits, credential.value, yield* HttpServerRequest.HttpServerRequest)
     })
   )
 )

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { assert } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
+import { readRowsWritten } from "./CallLogBatches.js"
 import {
   type Browser,
   callToolRaw,
@@ -109,4 +110,5 @@ export const readByApiAndMcp = (options: {
     yield* TestClock.adjust("1 second")
     const tool = yield* callToolRaw(mcpUrl, accessToken, "get_article", { article_id: options.articleId })
     assert.isFalse(tool.isError)
+    yield* readRowsWritten
   })
