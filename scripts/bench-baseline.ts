@@ -43,7 +43,7 @@ const findSite = `
 const listArticles = `
   select a.id, a.site_id, a.title, a.url, a.status,
     to_char(a.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as published_at,
-    a.target_keyword, a.word_count, a.featured_image_url
+    a.target_keyword, a.word_count, a.featured_image_url, a.revision
   from articles a where a.site_id = $1
   order by a.published_at desc nulls last, a.id desc
   limit $2 offset $3`
