@@ -683,6 +683,47 @@ layer(TestServerLive)("article writes", (it) => {
       })
     )
 
+    it.effect("a PATCH of text alone in a body the service wrote gives what sanitising the whole body gives", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        const written = yield* put(id, key, { body: `${protectedBody}<table><tr><td>one cell</td></tr></table>` })
+        assert.strictEqual(written.status, 200, JSON.stringify(written.body))
+        const res = yield* patch(id, key, {
+          replacements: [
+            { find: "one cell", replace: "a cell of three words" },
+            { find: "Second paragraph.", replace: "Second & last paragraph." }
+          ]
+        })
+        assert.strictEqual(res.status, 200, JSON.stringify(res.body))
+        const expected = written.body.data.body
+          .replace("one cell", "a cell of three words")
+          .replace("Second paragraph.", "Second &amp; last paragraph.")
+        assert.strictEqual(res.body.data.body, expected)
+        assert.strictEqual(yield* storedBody(id), expected)
+        assert.strictEqual(res.body.data.word_count, written.body.data.word_count + 5)
+        assert.deepStrictEqual(res.body.data.protected_links, [PARTNER])
+        assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [PARTNER], matches: true })
+        // The link's own text is still the link's: changing it is refused.
+        const renamed = yield* patch(id, key, { replacements: [{ find: PARTNER.text, replace: "someone" }] })
+        assertError(renamed, 422, "protected_link_violation")
+      })
+    )
+
+    it.effect("a body changed outside the service is sanitised whole at the next PATCH, whatever it changes", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
+        assert.strictEqual((yield* patch(id, key, { meta_description: "Stored links now." })).status, 200)
+        const sql = yield* SqlClient.SqlClient
+        // A handler slipped into the body behind the service's back; the stored links still name the old body.
+        const tampered = protectedBody.replace("<p>Second", '<p onclick="steal()">Second')
+        assert.notStrictEqual(tampered, protectedBody)
+        yield* sql`update articles set body = ${tampered} where id = ${id}`.pipe(Effect.orDie)
+        const res = yield* patch(id, key, { replacements: [{ find: "Second paragraph.", replace: "Second one." }] })
+        assertError(res, 422, "disallowed_html")
+        assert.strictEqual(yield* storedBody(id), tampered)
+      })
+    )
+
     it.effect("a lone surrogate in a body is stored as U+FFFD, and a protected link holding one still matches", () =>
       Effect.gen(function* () {
         // Stored through SQL, the lone surrogate of the link text is already U+FFFD in the database.

@@ -20,14 +20,15 @@ import {
   ValidationError
 } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
-import { compareProtectedLinks, extractProtectedLinks } from "../Html/ProtectedLinks.js"
+import { compareProtectedLinks, extractProtectedLinks, type ProtectedLink } from "../Html/ProtectedLinks.js"
 import { applyReplacements } from "../Html/Replacements.js"
 import { MAX_HTML_DEPTH, type SanitizeResult, sanitize } from "../Html/Sanitize.js"
+import { sanitizeTextEdit } from "../Html/TextEdit.js"
 import { wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits.js"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
 import { type RevisionOrigin, RevisionsRepo } from "./RevisionsRepo.js"
-import { protectedLinksOf } from "./StoredLinks.js"
+import { protectedLinksOf, trustedLinksOf } from "./StoredLinks.js"
 
 type SanitizedBody = Extract<SanitizeResult, { readonly _tag: "Ok" }>
 
@@ -40,8 +41,15 @@ export interface EditContext {
   readonly ifMatch?: string | undefined
 }
 
-const canonicalBody = (html: string) => {
-  const result = sanitize(html)
+/**
+ * The canonical form of `html`, or why it is refused. `edited` names the canonical body `html` was made from by
+ * replacing text, with its protected links.
+ */
+const canonicalBody = (
+  html: string,
+  edited?: { readonly before: string; readonly links: ReadonlyArray<ProtectedLink> }
+) => {
+  const result = edited === undefined ? sanitize(html) : sanitizeTextEdit(edited.before, edited.links, html)
   if (result._tag === "Ok") return Effect.succeed(result)
   return Effect.fail(
     result.tooDeep
@@ -192,7 +200,13 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
               message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
             })
           }
-          sanitized = yield* canonicalBody(replaced.body)
+          // The stored body is canonical when its stored links are its own: then an edit of its text alone is
+          // read in one pass instead of being sanitised again (the answer is the same, see Html/TextEdit).
+          const links = trustedLinksOf(current)
+          sanitized = yield* canonicalBody(
+            replaced.body,
+            links === undefined ? undefined : { before: current.body, links }
+          )
         }
         return {
           content: {

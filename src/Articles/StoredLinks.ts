@@ -18,10 +18,24 @@ export const storedLinks = (body: string, links: ReadonlyArray<ProtectedLink>) =
   protected_links_sha256: bodyDigest(body)
 })
 
+// Whether a row's stored links belong to its body, by row: an edit asks more than once of the row it read.
+const digestMatches = new WeakMap<StoredBody, boolean>()
+
+/**
+ * The stored protected links when they were stored with this very body, else `undefined`. Only the service
+ * stores them, and only with a body the sanitiser wrote: a body they belong to is canonical (one changed by hand
+ * in the database is not trusted, whatever it holds).
+ */
+export const trustedLinksOf = (row: StoredBody): ReadonlyArray<ProtectedLink> | undefined => {
+  if (row.protected_links === null || row.protected_links_sha256 === null) return undefined
+  let matches = digestMatches.get(row)
+  if (matches === undefined) {
+    matches = Buffer.compare(row.protected_links_sha256, bodyDigest(row.body)) === 0
+    digestMatches.set(row, matches)
+  }
+  return matches ? row.protected_links : undefined
+}
+
 /** The body's protected links: the stored ones when they were read off this very body, else parsed afresh. */
 export const protectedLinksOf = (row: StoredBody): ReadonlyArray<ProtectedLink> =>
-  row.protected_links !== null &&
-  row.protected_links_sha256 !== null &&
-  Buffer.compare(row.protected_links_sha256, bodyDigest(row.body)) === 0
-    ? row.protected_links
-    : extractProtectedLinks(row.body)
+  trustedLinksOf(row) ?? extractProtectedLinks(row.body)

@@ -101,7 +101,7 @@ const disallowedIn = (tag: StartTag): string | undefined => {
 
 // --- Allow-list: everything else is reduced to the canonical body ----------------------------------------------
 
-const allowedElements: ReadonlySet<string> = new Set(
+export const allowedElements: ReadonlySet<string> = new Set(
   [
     "h1 h2 h3 h4 h5 h6 p br hr ul ol li a strong b em i u s sub sup mark small blockquote q code pre kbd",
     "figure figcaption img table thead tbody tfoot tr th td caption colgroup col dl dt dd span abbr cite del ins"

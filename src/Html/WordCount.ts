@@ -1,7 +1,7 @@
 import { isElement, isText, type Node, parseBody } from "./Fragment.js"
 
 /** Phrasing elements: text on either side of them can belong to one word (`wo<b>rd</b>`). */
-const inlineElements: ReadonlySet<string> = new Set(
+export const inlineElements: ReadonlySet<string> = new Set(
   "a abbr b bdi bdo cite code data del dfn em font i ins kbd mark q s samp small span strike strong sub sup time tt u var".split(
     " "
   )
@@ -26,7 +26,7 @@ const isWhiteSpace = (code: number): boolean =>
         code === 0xfeff)
 
 /** Counts runs of non-white-space in the readable text, as it streams past: no text is copied. */
-class WordCounter {
+export class WordCounter {
   words = 0
   private inWord = false
 
