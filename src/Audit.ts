@@ -33,11 +33,21 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
     /** Records one call now. */
     const record = (entry: AuditEntry) => repo.insert(entry).pipe(orLogged([entry]))
 
+    // Reads handed over, and reads whose batch has been written (or has failed, loudly), since the start.
+    let handedOver = 0
+    let settled = 0
+
     const writeBatch = (entries: ReadonlyArray<AuditEntry>) =>
       Effect.forEach(
         Chunk.chunksOf(Chunk.unsafeFromArray(entries), ROWS_PER_INSERT),
         (rows) => repo.insertAll(Chunk.toReadonlyArray(rows)).pipe(orLogged(Chunk.toReadonlyArray(rows))),
         { discard: true }
+      ).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            settled += entries.length
+          })
+        )
       )
 
     // Reads are written in batches: the first entry to arrive starts a batch, and everything queued by
@@ -60,7 +70,20 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
      * Records a read call within READ_BATCH_DELAY (plus the insert), batched with the others (the contract allows
      * reads' rows to be at most 250 ms late). A change's row is written in the change's transaction instead.
      */
-    const recordRead = (entry: AuditEntry) => Queue.offer(reads, entry).pipe(Effect.asVoid)
+    const recordRead = (entry: AuditEntry) =>
+      Effect.suspend(() => {
+        handedOver++
+        return Queue.offer(reads, entry)
+      }).pipe(Effect.asVoid)
+
+    /** Waits until the batches holding every read handed over so far have been written. */
+    const readsWritten = Effect.suspend(() => {
+      const target = handedOver
+      const check: Effect.Effect<void> = Effect.suspend(() =>
+        settled >= target ? Effect.void : Effect.zipRight(liveSleep(Duration.millis(5)), check)
+      )
+      return check
+    })
 
     /** Deletes calls older than the retention period; returns how many. */
     const prune = Effect.gen(function* () {
@@ -72,6 +95,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
     return {
       record,
       recordRead,
+      readsWritten,
       prune,
       activityOfArticle: repo.activityOfArticle,
       activityOfAccount: repo.activityOfAccount,

@@ -1,15 +1,15 @@
 import { Clock, Duration, Effect } from "effect"
-import { READ_BATCH_DELAY } from "../../src/Audit.js"
+import { AuditLog } from "../../src/Audit.js"
 
 /** A wait on the process's own clock, whatever clock the test runs with. */
 const liveSleep = (duration: Duration.DurationInput) => Effect.withClock(Effect.sleep(duration), Clock.make())
 
 /**
- * Waits until every read call answered so far has had its call-log row written: reads' rows are written in batches,
- * at most READ_BATCH_DELAY (plus the insert) after their answer. For tests that look for a row's absence, or at the
- * order of reads' and changes' rows.
+ * Waits until every read call answered so far by the test's server has had its call-log row written: reads' rows
+ * are written in batches, up to READ_BATCH_DELAY (plus the insert) after their answer. For tests that look for a
+ * row's absence, or at the order of reads' and changes' rows.
  */
-export const readRowsWritten = liveSleep(Duration.sum(READ_BATCH_DELAY, Duration.millis(300)))
+export const readRowsWritten = Effect.flatMap(AuditLog, (log) => log.readsWritten)
 
 /**
  * Runs `read` until `done` holds of its result, or five seconds have passed; the last result. For tests that look
