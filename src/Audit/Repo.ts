@@ -51,16 +51,17 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    /** An entry as the row the table takes. */
+    const rowOf = (entry: AuditEntry) => ({ ...entry, at: sql`${entry.at}::timestamptz` })
+
     const insert = SqlSchema.void({
       Request: AuditEntry,
-      execute: (entry) => sql`insert into audit_log ${sql.insert({ ...entry, at: sql`${entry.at}::timestamptz` })}`
+      execute: (entry) => sql`insert into audit_log ${sql.insert(rowOf(entry))}`
     })
 
     /** Writes a batch of entries in one statement, in their order. */
     const insertAll = (entries: ReadonlyArray<AuditEntry>) =>
-      sql`insert into audit_log ${sql.insert(entries.map((entry) => ({ ...entry, at: sql`${entry.at}::timestamptz` })))}`.pipe(
-        Effect.asVoid
-      )
+      sql`insert into audit_log ${sql.insert(entries.map(rowOf))}`.pipe(Effect.asVoid)
 
     // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
     // Only the calls of the article's own account: another account's refused attempt would name its key here.

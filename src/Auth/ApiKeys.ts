@@ -9,6 +9,23 @@ const KEY_PREFIX = "cbs_"
 /** Characters of a key kept in clear so that a person can tell keys apart: `cbs_` and 8 more. */
 const VISIBLE_PREFIX_LENGTH = 12
 
+/** Whether `key` could be one of ours at all; anything else is refused without a look at the database. */
+const plausible = (key: string) => key.startsWith(KEY_PREFIX) && key.length <= 200
+
+/** The credential of a key row the lookup found, if its hash is the one sent (compared in constant time). */
+const credentialOf = (
+  row: {
+    readonly id: ApiKeyId
+    readonly account_id: AccountId
+    readonly is_admin: boolean
+    readonly key_hash: Uint8Array
+  },
+  hash: Uint8Array
+): Option.Option<Credential> =>
+  sameHash(row.key_hash, hash)
+    ? Option.some({ kind: "api_key", id: row.id, accountId: row.account_id, isAdmin: row.is_admin })
+    : Option.none()
+
 export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
   dependencies: [ApiKeysRepo.Default],
   effect: Effect.gen(function* () {
@@ -33,14 +50,9 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
 
     /** The credential a key stands for, if it is a live key. */
     const authenticate = Effect.fn("ApiKeys.authenticate")(function* (key: string) {
-      if (!key.startsWith(KEY_PREFIX) || key.length > 200) return Option.none<Credential>()
+      if (!plausible(key)) return Option.none<Credential>()
       const hash = hashSecret(key)
-      const found = yield* repo.findLive(hash)
-      return Option.flatMap(found, (row) =>
-        sameHash(row.key_hash, hash)
-          ? Option.some<Credential>({ kind: "api_key", id: row.id, accountId: row.account_id, isAdmin: row.is_admin })
-          : Option.none()
-      )
+      return Option.flatMap(yield* repo.findLive(hash), (row) => credentialOf(row, hash))
     })
 
     /**
@@ -48,16 +60,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
      * Limits.countedWith); the window's count with the credential.
      */
     const authenticateCounting = (key: string, window: RequestWindow) => {
-      if (!key.startsWith(KEY_PREFIX) || key.length > 200) return Effect.succeed(Option.none())
+      if (!plausible(key)) return Effect.succeed(Option.none())
       const hash = hashSecret(key)
       return Effect.map(repo.findLiveCounting(hash, counterKeyPrefix("api_key"), window.iso), (found) =>
         Option.flatMap(found, (row) =>
-          sameHash(row.key_hash, hash)
-            ? Option.some({
-                credential: { kind: "api_key", id: row.id, accountId: row.account_id, isAdmin: row.is_admin } as const,
-                count: row.count
-              })
-            : Option.none()
+          Option.map(credentialOf(row, hash), (credential) => ({ credential, count: row.count }))
         )
       )
     }

@@ -102,10 +102,10 @@ export const wordCountAfterTextEdit = (before: string, after: string): number | 
   // The open elements, and of each whether it is (or is inside) a protected link.
   const open: Array<string> = []
   const inProtected: Array<boolean> = []
-  let parent = ""
   for (let i = 0; i <= next.markup.length; i++) {
     const text = next.texts[i]!
     if (text !== old.texts[i]) {
+      const parent = open[open.length - 1] ?? ""
       if (inProtected[inProtected.length - 1] === true || tableContexts.has(parent) || unsettledText.test(text))
         return undefined
       const previous = i > 0 ? next.markup[i - 1]! : ""
@@ -131,8 +131,7 @@ export const wordCountAfterTextEdit = (before: string, after: string): number | 
       // Conservative: any mention of the attribute makes the link's text untouchable here.
       const outer = inProtected[inProtected.length - 1] === true
       inProtected.push(outer || (name === "a" && token.includes("data-service-protected")))
-    } else continue
-    parent = open[open.length - 1] ?? ""
+    }
   }
   return open.length === 0 ? counter.words : undefined
 }
@@ -141,7 +140,7 @@ export const wordCountAfterTextEdit = (before: string, after: string): number | 
  * The sanitiser's answer for `after`, a body made from `before` by replacing text, where `before` is a body the
  * sanitiser wrote and `links` its protected links: read in one pass without parsing when only text between tags
  * changed in ways that keep it canonical (see `wordCountAfterTextEdit`), from the sanitiser otherwise. Either way it
- * is exactly what `sanitize(after)` answers (test/TextEdit.test.ts compares the two on generated bodies and edits).
+ * is exactly what `sanitize(after)` answers (test/HtmlTextEdit.test.ts compares the two on generated bodies and edits).
  */
 export const sanitizeTextEdit = (
   before: string,
