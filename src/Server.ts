@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { Api } from "./Api.js"
@@ -13,6 +13,7 @@ import { ApiKeys } from "./Auth/ApiKeys.js"
 import { AuthenticationLive } from "./Auth/Authentication.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
+import { RequestDeadlines } from "./Http/Deadlines.js"
 import { ClientErrorsLive } from "./Http/Errors.js"
 import { HealthRoutesLive } from "./Http/Health.js"
 import { ApplicationApp } from "./Http/InProcess.js"
@@ -66,12 +67,18 @@ const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Defa
 const routerConfig = { caseSensitive: true, ignoreDuplicateSlashes: false }
 
 /**
- * Serves the API and every plain route. Each request also carries the application itself (`ApplicationApp`), so
- * that the agent tools can answer their calls through the same pipeline in process.
+ * Serves the API and every plain route. The server's context also holds the application itself (`ApplicationApp`),
+ * so that the agent tools can answer their calls through the same pipeline in process.
  */
 const ServeLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
-  return HttpServer.serve(withoutPathParameters(Effect.provideService(app, ApplicationApp, app)), serverMiddleware)
+  // The application is put in the server's context once, not added to each request's (which copies the context).
+  // No span is made of a request: the service exports no traces, and the span's attributes (every header, the URL)
+  // cost a twentieth of a list request's CPU.
+  return HttpServer.serve(withoutPathParameters(app), serverMiddleware).pipe(
+    Layer.provide(Layer.succeed(ApplicationApp, app)),
+    HttpMiddleware.withTracerDisabledWhen(() => true)
+  )
 }).pipe(
   HttpRouter.withRouterConfig(routerConfig),
   Layer.unwrapEffect,
@@ -82,7 +89,7 @@ const ServeLive = Effect.gen(function* () {
 export const HttpServerLive = (listen: { readonly port: number; readonly host: string }) =>
   ServeLive.pipe(
     Layer.provide([
-      ClientErrorsLive,
+      ClientErrorsLive.pipe(Layer.provide(RequestDeadlines.Default)),
       MediaRoutesLive,
       HealthRoutesLive,
       OAuthRoutesLive,
@@ -93,5 +100,7 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
     Layer.provideMerge(MediaLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(PublicUrlLive),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, listen))
+    Layer.provideMerge(NodeHttpServer.layer(createServer, listen)),
+    // No spans at all (of requests, statements or Effect.fn calls): nothing exports them.
+    Layer.provide(Layer.setTracerEnabled(false))
   )

@@ -1,11 +1,11 @@
 import { HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
-import { Cause, Data, Duration, Effect, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { ToolCaller } from "../Auth/CurrentCredential.js"
-import { AppConfig } from "../Config.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
+import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
 import { errorResponse } from "./ErrorResponse.js"
 import { bodyCapOf, MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
@@ -58,10 +58,10 @@ const fromMultipartError = (error: { readonly reason: string; readonly cause: un
  */
 export const ClientErrorsLive = HttpApiBuilder.middleware(
   Api,
-  Effect.map(AppConfig, (config) => (app: HttpApp.Default) => handleClientErrors(app, config.requestTimeoutSeconds))
+  Effect.map(RequestDeadlines, (deadlines) => (app: HttpApp.Default) => handleClientErrors(app, deadlines))
 )
 
-const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
+const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     // A tool call answered in process carries a body that /mcp has already capped: judged by the endpoint's own
@@ -75,15 +75,8 @@ const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
       )
     }
     return yield* app.pipe(
-      // A request that runs too long is answered (500 internal_error) rather than left hanging. The timeout runs
-      // the request in a child fiber whose fiber-local state (the pre-response handlers that add the limit headers
-      // and record the call) is joined back only on success: so the request's own outcome is carried as a value.
-      Effect.exit,
-      Effect.timeoutFail({
-        duration: Duration.seconds(timeoutSeconds),
-        onTimeout: () => new RequestTimedOut({ seconds: timeoutSeconds })
-      }),
-      Effect.flatten,
+      // A request that runs too long is answered (500 internal_error) rather than left hanging.
+      deadlines.within,
       // The parser counts a part's headers against this limit too; the store checks the file's exact size.
       Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
       // No form of this API has more than a few fields: thousands of tiny parts are refused, not parsed to the timeout.
@@ -113,9 +106,3 @@ const handleClientErrors = (app: HttpApp.Default, timeoutSeconds: number) =>
       })
     )
   })
-
-class RequestTimedOut extends Data.TaggedError("RequestTimedOut")<{ readonly seconds: number }> {
-  override get message() {
-    return `The request did not finish within ${this.seconds} s.`
-  }
-}

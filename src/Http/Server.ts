@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto"
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { NotFound } from "../Domain/Errors.js"
 import { errorResponse } from "./ErrorResponse.js"
@@ -25,23 +25,38 @@ export const withoutPathParameters = <E, R>(app: HttpApp.Default<E, R>): HttpApp
 
 /**
  * Wraps the whole application: each request gets an id, sent back as `X-Request-Id` on every response (errors
- * included) and attached to every log line; a 401 says how to authenticate. Responses are added to through a
- * pre-response handler because the server has already sent them by the time a middleware's effect returns.
+ * included) and attached to every log line; a 401 says how to authenticate; each response is logged (method, URL,
+ * status). Responses are added to through a pre-response handler because the server has already sent them by the
+ * time a middleware's effect returns. The access line is written there too, rather than by wrapping the request in
+ * `HttpMiddleware.logger` (a log span around every request, its exit taken and raised again): a sixth of the CPU
+ * of a list request.
  */
 export const serverMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.gen(function* () {
     const requestId = randomUUID()
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const accessLine = (status: number) =>
+      Effect.logInfo("Sent HTTP response").pipe(
+        Effect.annotateLogs({
+          request_id: requestId,
+          "http.method": request.method,
+          "http.url": request.url,
+          "http.status": status
+        })
+      )
     yield* HttpApp.appendPreResponseHandler((_request, response) => {
       const withId = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-      return Effect.succeed(
+      return Effect.as(
+        accessLine(response.status),
         response.status === 401 && response.headers["www-authenticate"] === undefined
           ? HttpServerResponse.setHeader(withId, "www-authenticate", 'Bearer realm="content-backlink-service"')
           : withId
       )
     })
-    // The access log line (method, url, status) carries the request id like every other line of the request.
-    return yield* HttpMiddleware.logger(app).pipe(
+    return yield* app.pipe(
       Effect.provideService(RequestId, requestId),
-      Effect.annotateLogs("request_id", requestId)
+      Effect.annotateLogs("request_id", requestId),
+      // A request whose client hung up before its answer is logged too, with the usual status for that, 499.
+      Effect.onInterrupt(() => accessLine(499))
     )
   })
