@@ -417,16 +417,27 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
 }
 
-/** One GET on a keep-alive connection of `agent`: whether it was a 200, once its body has been read. */
+/**
+ * One GET on a keep-alive connection of `agent`, once its body has been read: undefined for a 200, otherwise what
+ * went wrong (the status, or the connection's error code).
+ */
 const getOnce = (agent: http.Agent, url: string, headers: Record<string, string>) =>
-  new Promise<boolean>((resolve) => {
+  new Promise<string | undefined>((resolve) => {
     const request = http.get(url, { agent, headers }, (response) => {
       response.resume()
-      response.once("end", () => resolve(response.statusCode === 200))
-      response.once("error", () => resolve(false))
+      response.once("end", () => resolve(response.statusCode === 200 ? undefined : `status ${response.statusCode}`))
+      response.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
     })
-    request.once("error", () => resolve(false))
+    request.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
   })
+
+/** "3 failed" with what failed, e.g. "3 failed: 2 × ECONNRESET, 1 × status 500". */
+const failedText = (reasons: ReadonlyArray<string>) => {
+  const counts = new Map<string, number>()
+  for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1)
+  const parts = [...counts].map(([reason, count]) => `${count} × ${reason}`)
+  return `${reasons.length} failed${parts.length === 0 ? "" : `: ${parts.join(", ")}`}`
+}
 
 /**
  * Latencies in ms of GETs of each path, one at a time on one connection, in SIZE_ROUNDS alternating rounds so that a
@@ -435,11 +446,12 @@ const getOnce = (agent: http.Agent, url: string, headers: Record<string, string>
 const oneConnection = async (base: string, headers: Record<string, string>, paths: ReadonlyArray<string>) => {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   const latencies = paths.map(() => [] as Array<number>)
-  let failed = 0
+  const failed: Array<string> = []
   const run = async (index: number, count: number, into?: Array<number>) => {
     for (let i = 0; i < count; i++) {
       const started = performance.now()
-      if (!(await getOnce(agent, `${base}${paths[index]}`, headers))) failed++
+      const failure = await getOnce(agent, `${base}${paths[index]}`, headers)
+      if (failure !== undefined) failed.push(failure)
       into?.push(performance.now() - started)
     }
   }
@@ -468,7 +480,7 @@ const openLoop = async (
   const interval = 1000 / rate
   const total = Math.round(rate * seconds)
   const latencies: Array<number> = []
-  let failed = 0
+  const failed: Array<string> = []
   const pending: Array<Promise<void>> = []
   const start = performance.now() + 20
   for (let i = 0; i < total; i++) {
@@ -476,9 +488,9 @@ const openLoop = async (
     const wait = due - performance.now()
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
     pending.push(
-      getOnce(agent, `${base}${path(i)}`, headers).then((ok) => {
+      getOnce(agent, `${base}${path(i)}`, headers).then((failure) => {
         latencies.push(performance.now() - due)
-        if (!ok) failed++
+        if (failure !== undefined) failed.push(failure)
       })
     )
   }
@@ -621,7 +633,7 @@ const main = async () => {
       console.log(
         `${figure.what}, 1 connection, ${SIZE_REQUESTS} requests each: p50 ${small.toFixed(2)} ms at ${smallest.toLocaleString("en")}, ${large.toFixed(2)} ms at ${largest.toLocaleString("en")}; ${label}: ${ratioText(large / small)} (target ≤ ${TARGET_SIZE_RATIO}×: ${verdict(large / small <= TARGET_SIZE_RATIO)})`
       )
-      if (failed > 0) failures.push(`${figure.what}: ${failed} failed requests`)
+      if (failed.length > 0) failures.push(`${figure.what}: ${failedText(failed)} requests`)
       if (figure.what === "page 1") closing.push(`${label}: ${ratioText(large / small)}`)
     }
   }
@@ -632,9 +644,9 @@ const main = async () => {
     const { latencies, failed, total } = await openLoop(service.url, auth, path, OPEN_RATE, OPEN_SECONDS)
     const p99 = quantile(latencies, 0.99)
     console.log(
-      `open loop, ${OPEN_RATE} requests/s for ${OPEN_SECONDS} s (${total} requests, ${failed} failed) on ${MAIN_SIZE.toLocaleString("en")} articles: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${quantile(latencies, 1).toFixed(1)} ms (p99 target < ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`
+      `open loop, ${OPEN_RATE} requests/s for ${OPEN_SECONDS} s (${total} requests, ${failedText(failed)}) on ${MAIN_SIZE.toLocaleString("en")} articles: p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${quantile(latencies, 1).toFixed(1)} ms (p99 target < ${TARGET_P99_MS} ms: ${verdict(p99 < TARGET_P99_MS)})`
     )
-    if (failed > total * MAX_FAILED) failures.push(`open loop: ${failed} failed requests`)
+    if (failed.length > total * MAX_FAILED) failures.push(`open loop: ${failedText(failed)}`)
     closing.push(`open-loop ${OPEN_RATE}/s p99: ${p99.toFixed(0)} ms`)
   }
 
