@@ -74,14 +74,21 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
         new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
       )
     }
-    return yield* app.pipe(
-      // A request that runs too long is answered (500 internal_error) rather than left hanging.
-      deadlines.within,
-      // The parser counts a part's headers against this limit too; the store checks the file's exact size.
-      Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
-      // No form of this API has more than a few fields: thousands of tiny parts are refused, not parsed to the timeout.
-      Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS)),
-      HttpIncomingMessage.withMaxBodySize(Option.some(cap)),
+    // A request that runs too long is answered (500 internal_error) rather than left hanging.
+    const timed = deadlines.within(app)
+    return yield* // No endpoint reads the body of a GET or HEAD, so its limits are set only for the methods that have one.
+    (
+      request.method === "GET" || request.method === "HEAD"
+        ? timed
+        : timed.pipe(
+            // The parser counts a part's headers against this limit too; the store checks the file's exact size.
+            Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
+            // No form of this API has more than a few fields: thousands of tiny parts are refused, not parsed to the
+            // timeout.
+            Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS)),
+            HttpIncomingMessage.withMaxBodySize(Option.some(cap))
+          )
+    ).pipe(
       Effect.catchAllCause((cause) => {
         const failure = Cause.failureOption(cause) as Option.Option<unknown>
         if (Option.isSome(failure) && isTagged(failure.value, "HttpApiDecodeError")) {

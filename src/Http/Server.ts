@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Context, Effect, FiberRef, HashMap } from "effect"
 import { NotFound } from "../Domain/Errors.js"
 import { errorResponse } from "./ErrorResponse.js"
 import { RequestId } from "./RequestId.js"
@@ -53,10 +53,10 @@ export const serverMiddleware = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
           : withId
       )
     })
-    return yield* app.pipe(
-      Effect.provideService(RequestId, requestId),
-      Effect.annotateLogs("request_id", requestId),
-      // A request whose client hung up before its answer is logged too, with the usual status for that, 499.
-      Effect.onInterrupt(() => accessLine(499))
-    )
+    // Set on the request's own fiber, which ends with the request: nothing to restore afterwards, so set directly
+    // rather than with `Effect.provideService` and `Effect.annotateLogs` (each saves the old value and restores it).
+    yield* FiberRef.update(FiberRef.currentContext, Context.add(RequestId, requestId))
+    yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("request_id", requestId))
+    // A request whose client hung up before its answer is logged too, with the usual status for that, 499.
+    return yield* Effect.onInterrupt(app, () => accessLine(499))
   })
