@@ -22,6 +22,10 @@ const processIdOf = (client: pg.PoolClient): number | undefined =>
  */
 export const makePgPool = (config: pg.PoolConfig): pg.Pool => {
   const pool = new pg.Pool(config)
+  // A pooled connection that is idle when PostgreSQL ends it (a restart, pg_terminate_backend, a dropped database) is
+  // reported as an 'error' of the pool, and an 'error' no one listens to ends the process. The pool has already
+  // dropped that connection, and the next statement opens a new one: nothing is left to do.
+  pool.on("error", () => {})
   const leased = new Map<number, pg.PoolClient>()
   const interrupted = new WeakSet<pg.PoolClient>()
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted } from "effect"
+import pg from "pg"
 import { layerPostgres } from "../src/Database.js"
 
 const url = process.env["DATABASE_URL"] ?? ""
@@ -32,6 +33,39 @@ describe("an interrupted query", () => {
         const after = yield* Effect.all([sql`select 1 as one`, sql`select 1 as one`], { concurrency: 2 })
         assert.strictEqual(after.length, 2)
       }).pipe(Effect.provide(layerPostgres(Redacted.make(url), 2))),
+    20_000
+  )
+
+  it.live.skipIf(!onPostgres)(
+    "an idle pooled connection ended by PostgreSQL is dropped from the pool; the process goes on (PostgreSQL only)",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const uncaught: Array<unknown> = []
+        const record = (error: unknown) => uncaught.push(error)
+        process.on("uncaughtException", record)
+        yield* Effect.addFinalizer(() => Effect.sync(() => process.off("uncaughtException", record)))
+        // Both connections of the pool open, each telling its server process id.
+        const pids = yield* Effect.all(
+          [
+            sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`,
+            sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.1)`
+          ],
+          { concurrency: 2 }
+        ).pipe(Effect.map((rows) => rows.map((row) => row[0]!.pid)))
+        assert.strictEqual(new Set(pids).size, 2)
+        // Both are idle in the pool now; another connection ends them, as a restart of PostgreSQL would.
+        yield* Effect.promise(async () => {
+          const admin = new pg.Client({ connectionString: url })
+          await admin.connect()
+          await admin.query("select pg_terminate_backend(pid) from unnest($1::int[]) as pid", [pids])
+          await admin.end()
+        })
+        yield* Effect.sleep("300 millis")
+        assert.deepStrictEqual(uncaught, [])
+        const [row] = yield* sql<{ one: number }>`select 1 as one`
+        assert.strictEqual(row?.one, 1)
+      }).pipe(Effect.scoped, Effect.provide(layerPostgres(Redacted.make(url), 2))),
     20_000
   )
 })
