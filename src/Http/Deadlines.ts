@@ -18,8 +18,8 @@ export class RequestDeadlines extends Effect.Service<RequestDeadlines>()("Http/R
   scoped: Effect.gen(function* () {
     const { requestTimeoutSeconds } = yield* AppConfig
     const timeoutMs = requestTimeoutSeconds * 1000
+    // The requests in flight and their deadlines; the watchdog takes out those it interrupts.
     const running = new Map<Fiber.RuntimeFiber<unknown, unknown>, number>()
-    const overdue = new WeakSet<Fiber.RuntimeFiber<unknown, unknown>>()
 
     // Open while requests are in flight: with none, the watchdog waits rather than waking on a schedule (on the test
     // clock, moved on by years at once, a schedule would wake for every step).
@@ -35,7 +35,6 @@ export class RequestDeadlines extends Effect.Service<RequestDeadlines>()("Http/R
           break
         }
         running.delete(fiber)
-        overdue.add(fiber)
         yield* Fiber.interruptFork(fiber)
       }
       if (next !== undefined) return yield* Effect.sleep(Duration.millis(next - now))
@@ -55,8 +54,9 @@ export class RequestDeadlines extends Effect.Service<RequestDeadlines>()("Http/R
         const fiber = yield* Effect.fork(self)
         running.set(fiber, started + timeoutMs)
         inFlight.unsafeOpen()
-        const exit = yield* Fiber.await(fiber).pipe(Effect.ensuring(Effect.sync(() => running.delete(fiber))))
-        if (overdue.has(fiber)) return yield* new RequestTimedOut({ seconds: requestTimeoutSeconds })
+        const exit = yield* Fiber.await(fiber).pipe(Effect.onInterrupt(() => Effect.sync(() => running.delete(fiber))))
+        // Still registered: it ended by itself. Gone: the watchdog took it out and interrupted it.
+        if (!running.delete(fiber)) return yield* new RequestTimedOut({ seconds: requestTimeoutSeconds })
         yield* Fiber.inheritAll(fiber)
         return yield* exit
       })

@@ -76,8 +76,8 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
     }
     // A request that runs too long is answered (500 internal_error) rather than left hanging.
     const timed = deadlines.within(app)
-    return yield* // No endpoint reads the body of a GET or HEAD, so its limits are set only for the methods that have one.
-    (
+    // No endpoint reads the body of a GET or HEAD, so its limits are set only for the methods that have one.
+    const bounded =
       request.method === "GET" || request.method === "HEAD"
         ? timed
         : timed.pipe(
@@ -88,7 +88,7 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
             Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS)),
             HttpIncomingMessage.withMaxBodySize(Option.some(cap))
           )
-    ).pipe(
+    return yield* bounded.pipe(
       Effect.catchAllCause((cause) => {
         const failure = Cause.failureOption(cause) as Option.Option<unknown>
         if (Option.isSome(failure) && isTagged(failure.value, "HttpApiDecodeError")) {
