@@ -1,9 +1,19 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, TestClock } from "effect"
+import { Deferred, Effect, Fiber, HashMap, Layer, Logger, Option, TestClock } from "effect"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
-layer(TestServerLive)("request timeout", (it) => {
+/** The server's error log lines: their message and request id. */
+const errorLines: Array<{ readonly message: unknown; readonly requestId: unknown }> = []
+const RecordErrors = Logger.add(
+  Logger.make(({ logLevel, message, annotations }) => {
+    if (logLevel._tag === "Error") {
+      errorLines.push({ message, requestId: Option.getOrUndefined(HashMap.get(annotations, "request_id")) })
+    }
+  })
+)
+
+layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) => {
   it.effect(
     "a request still running after REQUEST_TIMEOUT_SECONDS (30 s) is answered 500 internal_error with its request id",
     () =>
@@ -46,6 +56,11 @@ layer(TestServerLive)("request timeout", (it) => {
         const requestId = response.headers.get("x-request-id")
         assert.isString(requestId)
         assert.include(body.message, requestId!)
+        // The details are in the server log, under the same request id.
+        assert.isTrue(
+          errorLines.some((line) => String(line.message).includes("Request failed") && line.requestId === requestId),
+          JSON.stringify(errorLines)
+        )
         const [row] = yield* sql<{ title: string }>`select title from articles where id = ${articleId}`
         assert.notStrictEqual(row!.title, "Changed")
       })
