@@ -1,3 +1,4 @@
+// @tags: engine
 import { request } from "node:http"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"

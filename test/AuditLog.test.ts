@@ -1,3 +1,4 @@
+// @tags: engine
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"

@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { spawnSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"

@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"

@@ -1,3 +1,4 @@
+// @tags: engine
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SiteId } from "../src/Domain/Ids.js"

@@ -1,3 +1,4 @@
+// @tags: runtime
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"

@@ -1,3 +1,4 @@
+// @tags: runtime
 /**
  * Fuzz tests: every door of the service driven with generated and hostile requests (fast-check), each of which must
  * be answered within 10 s and never with a 5xx, and none of which may make the server log an error:

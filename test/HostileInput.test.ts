@@ -1,3 +1,4 @@
+// @tags: runtime
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"

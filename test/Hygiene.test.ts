@@ -1,3 +1,4 @@
+// @tags: runtime
 import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { type IncomingHttpHeaders, request } from "node:http"

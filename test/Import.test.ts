@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"

@@ -1,3 +1,4 @@
+// @tags: runtime
 import { createHash, randomBytes } from "node:crypto"
 import http from "node:http"
 import { Cookies, HttpServer, HttpServerResponse } from "@effect/platform"

@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted } from "effect"

@@ -1,3 +1,4 @@
+// @tags: runtime
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, HashMap, Layer, Logger, Option, TestClock } from "effect"

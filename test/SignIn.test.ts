@@ -1,3 +1,4 @@
+// @tags: runtime
 import { randomBytes, scryptSync } from "node:crypto"
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"

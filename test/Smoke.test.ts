@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestApp, TestServerLive } from "./support/TestServer.js"

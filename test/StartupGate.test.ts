@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { request } from "node:http"
 import { connect } from "node:net"
 import { join } from "node:path"

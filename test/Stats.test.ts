@@ -1,3 +1,4 @@
+// @tags: engine
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
