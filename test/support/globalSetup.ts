@@ -1,19 +1,19 @@
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect, Redacted } from "effect"
 import pg from "pg"
 import type { TestProject } from "vitest/node"
-import { embeddedServer, layerEmbeddedClient, layerPostgres, migrate } from "../../src/Database.js"
+import { layerPostgres, migrate } from "../../src/Database.js"
+import { templateDirectory } from "../../src/EmbeddedTemplate.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** With DATABASE_URL: the migrated template database each test file copies. */
     templateDatabase: string
-    /** Without it: a dump of a migrated embedded database each test file loads. */
-    embeddedDump: string
+    /** Without it: the migrated embedded database (a data directory) each test file opens a copy of. */
+    embeddedTemplate: string
   }
 }
 
@@ -25,8 +25,8 @@ export const withDatabase = (url: string, database: string) => {
 }
 
 /**
- * Builds the program if needed, and migrates once for the whole run. With DATABASE_URL (real PostgreSQL) into a template database; without it
- * into an in-memory embedded database whose data directory is dumped to a file.
+ * Builds the program if needed (which also makes the migrated embedded template), and with DATABASE_URL (real
+ * PostgreSQL) migrates a template database once for the whole run.
  */
 export default async function setup(project: TestProject) {
   // Tests that start `cbs` as a child process run the compiled program (bin/cbs.js → dist/): built from these
@@ -46,23 +46,15 @@ export default async function setup(project: TestProject) {
       migrate.pipe(Effect.provide(layerPostgres(Redacted.make(withDatabase(url, template)), 1)), Effect.scoped)
     )
     project.provide("templateDatabase", template)
-    project.provide("embeddedDump", "")
+    project.provide("embeddedTemplate", "")
     return async () => {
       await admin.query(`drop database if exists ${template} with (force)`)
       await admin.end()
     }
   }
-  const dir = mkdtempSync(join(tmpdir(), "cbs-test-"))
-  const file = join(dir, "migrated.tar.gz")
-  const dump = await Effect.runPromise(
-    Effect.gen(function* () {
-      const server = yield* embeddedServer({})
-      yield* migrate.pipe(Effect.provide(layerEmbeddedClient(server)))
-      return yield* Effect.promise(() => server.db.dumpDataDir("gzip"))
-    }).pipe(Effect.scoped)
-  )
-  writeFileSync(file, Buffer.from(await dump.arrayBuffer()))
+  // The build made a migrated embedded database (dist/embedded-template): each test file opens a copy of it.
+  if (!existsSync(join(templateDirectory, "PG_VERSION")))
+    throw new Error(`no embedded template in ${templateDirectory}`)
   project.provide("templateDatabase", "")
-  project.provide("embeddedDump", file)
-  return () => rmSync(dir, { recursive: true, force: true })
+  project.provide("embeddedTemplate", templateDirectory)
 }
