@@ -7,7 +7,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { createServer } from "../src/Http/StartupGate.js"
-import { embeddedEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
+import { cbsEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
 
 /** What became of one request: refused (nothing listened yet), no answer in time, another failure, or an answer. */
 type Outcome =
@@ -160,7 +160,7 @@ describe("start-up (subprocess)", () => {
       Effect.gen(function* () {
         const dataDir = join(yield* tempDir("cbs-startup-test-"), "data")
         const port = yield* freePort
-        const served = yield* startCbs(["serve"], embeddedEnv(dataDir, { PORT: String(port), SEED_DEMO: "false" }))
+        const served = yield* startCbs(["serve"], yield* cbsEnv(dataDir, { PORT: String(port), SEED_DEMO: "false" }))
 
         // Ten clients, polling from before the server listens until each has had a 200.
         const clients = yield* Effect.all(

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
+import { freshPostgresUrl } from "./TestDatabase.js"
 
 // The real program, `node bin/cbs.js …`, as child processes on an embedded database in a temporary DATA_DIR.
 
@@ -35,6 +36,16 @@ export const embeddedEnv = (dataDir: string, extra: Record<string, string> = {})
   }
   return env
 }
+
+/**
+ * The environment of a `cbs` for a test about the program rather than about the embedded database: on the PostgreSQL
+ * leg (DATABASE_URL) a fresh copy of the migrated template database, dropped with the scope; else the embedded
+ * database in `dataDir`, as `embeddedEnv`.
+ */
+export const cbsEnv = (dataDir: string, extra: Record<string, string> = {}) =>
+  Effect.map(freshPostgresUrl, (url) =>
+    embeddedEnv(dataDir, url === undefined ? extra : { ...extra, DATABASE_URL: url })
+  )
 
 export interface Running {
   readonly child: ChildProcess

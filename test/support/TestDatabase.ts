@@ -20,20 +20,28 @@ const adminQuery = (url: string, query: string) =>
   })
 
 /**
+ * On the PostgreSQL leg (DATABASE_URL), the URL of a fresh copy of the migrated template database, dropped when the
+ * scope closes; on the embedded leg, nothing.
+ */
+export const freshPostgresUrl = Effect.gen(function* () {
+  const url = process.env["DATABASE_URL"]
+  const template = inject("templateDatabase")
+  if (url === undefined || url === "" || template === "") return undefined
+  const name = `cbs_test_${randomBytes(6).toString("hex")}`
+  yield* Effect.acquireRelease(adminQuery(url, `create database ${name} template ${template}`), () =>
+    adminQuery(url, `drop database if exists ${name} with (force)`)
+  )
+  return withDatabase(url, name)
+})
+
+/**
  * A fresh, migrated database for one test file: a copy of the template database on real PostgreSQL
  * (DATABASE_URL), or a copy of the migrated embedded template, removed when the file is done.
  */
 export const TestDatabaseLive = Layer.unwrapScoped(
   Effect.gen(function* () {
-    const url = process.env["DATABASE_URL"]
-    const template = inject("templateDatabase")
-    if (url !== undefined && url !== "" && template !== "") {
-      const name = `cbs_test_${randomBytes(6).toString("hex")}`
-      yield* Effect.acquireRelease(adminQuery(url, `create database ${name} template ${template}`), () =>
-        adminQuery(url, `drop database if exists ${name} with (force)`)
-      )
-      return layerPostgres(Redacted.make(withDatabase(url, name)), 5)
-    }
+    const url = yield* freshPostgresUrl
+    if (url !== undefined) return layerPostgres(Redacted.make(url), 5)
     // A copy of the migrated template on disk: opening it costs about half of loading a dump into memory.
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(join(tmpdir(), "cbs-test-db-"))),
