@@ -3,9 +3,9 @@ import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 /**
- * A test file names the parts of the platform its behaviour depends on in a `// @tags:` line near its top:
- * `engine` (the database engine: locking, concurrency, counts, the data directory, start-up) and `runtime` (the
- * Node.js runtime: raw HTTP and sockets, streams, multipart, subprocesses, MCP). `TEST_TAGS=engine,runtime` runs
+ * A test file says what kind of test it is in a `// @tags:` line near its top: `unit` (no database, no server: runs
+ * in seconds), `engine` (depends on the database engine: locking, concurrency, counts, the data directory, start-up)
+ * and `runtime` (depends on the Node.js runtime: raw HTTP and sockets, streams, multipart, subprocesses, MCP). `TEST_TAGS=engine,runtime` runs
  * only the files with one of those tags (CI runs every file on its primary target, then each tagged subset on the
  * other targets); without it every file runs.
  */

@@ -1,3 +1,4 @@
+// @tags: unit
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"

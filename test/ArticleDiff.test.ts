@@ -1,3 +1,4 @@
+// @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import { foldDiff, lineDiff } from "../src/Web/ArticleDiff.js"
 

@@ -1,3 +1,4 @@
+// @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import { checkProtectedLinks, extractProtectedLinks, type ProtectedLink } from "../src/Html/ProtectedLinks.js"
 

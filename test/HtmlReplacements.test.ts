@@ -1,3 +1,4 @@
+// @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { applyReplacements, type ReplacementsResult } from "../src/Html/Replacements.js"

@@ -1,3 +1,4 @@
+// @tags: unit
 import { readFileSync } from "node:fs"
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"

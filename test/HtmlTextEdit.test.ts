@@ -1,3 +1,4 @@
+// @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { applyReplacements } from "../src/Html/Replacements.js"

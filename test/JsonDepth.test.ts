@@ -1,4 +1,4 @@
-// @tags: runtime
+// @tags: unit runtime
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { jsonDepthExceeds } from "../src/Http/JsonDepth.js"

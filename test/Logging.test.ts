@@ -1,3 +1,4 @@
+// @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, FiberRef, HashSet, Logger } from "effect"
 import { jsonLines } from "../src/Logging.js"

@@ -1,3 +1,4 @@
+// @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import { Either, JSONSchema, Schema } from "effect"
 import fc from "fast-check"
