@@ -10,7 +10,8 @@
  * HTML nested thousands of elements deep, odd or missing content types, bytes that are not UTF-8, chunked bodies and
  * bodies cut short.
  *
- * The seed and the number of runs are fixed for CI. To search further by hand:
+ * The seed is fixed, and the number of runs too (15 per operation with CBS_TEST_FULL=1, as in CI; 5 without). To
+ * search further by hand:
  *   FUZZ_SEED=<any integer> FUZZ_RUNS=<runs per operation or endpoint> npx vitest run test/Fuzz.test.ts
  * A failure shows the request as sent (method, target, headers, the start of the body), what came back, what the
  * server logged, and fast-check's seed and path.
@@ -35,9 +36,11 @@ import { type FuzzSettings, fuzz, makeServerErrorLog, mcpProblem } from "./suppo
 import { signInPageRequest, signInPostRequest, signOutRequest } from "./support/fuzz/SignInRequests.js"
 import { makeBrowser, postRpc, signInWithSdk, toolsList } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
+import { sized } from "./support/TestSize.js"
 import { PASSWORD } from "./support/WebPages.js"
 
-const RUNS = Number(process.env["FUZZ_RUNS"] ?? "15")
+/** Runs per operation or endpoint: FUZZ_RUNS, else 15 at full size (CBS_TEST_FULL=1, as in CI) and 5 without. */
+const RUNS = Number(process.env["FUZZ_RUNS"] ?? sized(15, 5))
 /** Room for every run plus one request that hangs; the per-request bound is what reports a hang. */
 const TEST_TIMEOUT_MS = 150_000 + RUNS * 3_000
 
