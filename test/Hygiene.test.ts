@@ -296,7 +296,8 @@ const pngUpload = (size: number) => {
   return { body, contentType: `multipart/form-data; boundary=${boundary}` }
 }
 
-describe("graceful shutdown of cbs serve", () => {
+// Each test has a server process of its own: they run side by side, most of their time spent waiting for it to start.
+describe.concurrent("graceful shutdown of cbs serve", () => {
   it.scopedLive(
     "a request in flight when SIGTERM arrives completes with a response, then the process exits by itself",
     () =>
