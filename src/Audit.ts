@@ -1,4 +1,4 @@
-import { Chunk, Clock, Duration, Effect, Queue } from "effect"
+import { Chunk, Clock, Context, Duration, Effect, Queue } from "effect"
 import { type AuditEntry, AuditRepo } from "./Audit/Repo.js"
 import { AppConfig } from "./Config.js"
 
@@ -15,12 +15,21 @@ const ROWS_PER_INSERT = 1_000
 /** A timer on the process's own clock, whatever clock the caller's requests are timed with. */
 const liveSleep = (duration: Duration.Duration) => Effect.withClock(Effect.sleep(duration), Clock.make())
 
+/**
+ * The clock that times read batches: the process's own, not the clock requests are timed with, so that a batch is
+ * written on time however that clock is set. A test of the batching gives it a clock it moves itself.
+ */
+export class ReadBatchClock extends Context.Reference<ReadBatchClock>()("AuditLog/ReadBatchClock", {
+  defaultValue: (): Clock.Clock => Clock.make()
+}) {}
+
 /** The call log: every API and MCP call, with who made it, what it touched and how it ended. */
 export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
   dependencies: [AuditRepo.Default],
   scoped: Effect.gen(function* () {
     const repo = yield* AuditRepo
     const config = yield* AppConfig
+    const batchClock = yield* ReadBatchClock
 
     /** A failure to record is logged loudly and swallowed: it must never turn an answered request into an error. */
     const orLogged = (entries: ReadonlyArray<AuditEntry>) =>
@@ -59,7 +68,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
     const nextBatch = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
         const first = yield* restore(Queue.take(reads))
-        yield* Effect.exit(restore(liveSleep(READ_BATCH_DELAY)))
+        yield* Effect.exit(restore(Effect.withClock(Effect.sleep(READ_BATCH_DELAY), batchClock)))
         const rest = yield* Queue.takeAll(reads)
         yield* writeBatch([first, ...rest])
       })

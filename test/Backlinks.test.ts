@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { BacklinksQuery } from "../src/Backlinks/Api.js"
@@ -6,6 +5,7 @@ import { NotFound } from "../src/Domain/Errors.js"
 import { type BacklinkId, SiteId } from "../src/Domain/Ids.js"
 import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
 import { listContract } from "./support/ListContract.js"
+import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import {
   type BacklinkFields,
   getWithKey as get,
@@ -44,22 +44,6 @@ const assertNotFound = (result: { readonly status: number; readonly body: { read
   assert.strictEqual(result.status, 404)
   assert.strictEqual(result.body.error, "not_found")
 }
-
-/**
- * Runs `effect` with every pooled database session set to `timeZone`, then sets them back to UTC. The concurrent
- * sleeping statements occupy every connection of the pool at once, so each one gets the setting.
- */
-const withSessionTimeZone = <A, E, R>(timeZone: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const setAll = (zone: string) =>
-      Effect.all(
-        Array.from({ length: 5 }, () => sql`select set_config('TimeZone', ${zone}, false), pg_sleep(0.2)`),
-        { concurrency: "unbounded", discard: true }
-      ).pipe(Effect.orDie)
-    yield* setAll(timeZone)
-    return yield* effect.pipe(Effect.ensuring(setAll("UTC")))
-  })
 
 /** Backlinks around the 2026-10-10 .. 2026-10-12 window. */
 const dateFixture = (siteId: SiteId) =>

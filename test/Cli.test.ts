@@ -13,6 +13,7 @@ import { DEMO_EMAIL } from "../src/Demo.js"
 import { extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { cbs } from "./support/Cbs.js"
 import { embeddedEnv, freePort, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
+import { PATIENCE } from "./support/Eventually.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
 const field = (output: string, name: string): string => {
@@ -386,8 +387,9 @@ describe("cbs serve (subprocess)", () => {
           fetch(`http://127.0.0.1:${port}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
         )
         assert.strictEqual(sites.status, 200)
-        // Log lines are JSON objects carrying the request id of the request they belong to.
-        const logLine = yield* waitForLine(child, /^(\{.*"request_id".*\})$/m).pipe(Effect.timeout("10 seconds"))
+        // Log lines are JSON objects carrying the request id of the request they belong to (read whole: a line is
+        // written in one piece but may be read in two).
+        const logLine = yield* waitForLine(child, /^(\{.*"request_id".*\})\n/m).pipe(Effect.timeout(PATIENCE))
         const logged = JSON.parse(logLine)
         assert.strictEqual(logged.annotations?.request_id, sites.headers.get("x-request-id"))
         const body = yield* Effect.promise(() => sites.json())
@@ -396,7 +398,7 @@ describe("cbs serve (subprocess)", () => {
         assert.strictEqual(openapi.status, 200)
 
         child.child.kill("SIGTERM")
-        const code = yield* Effect.promise(() => child.exited).pipe(Effect.timeout("15 seconds"))
+        const code = yield* Effect.promise(() => child.exited).pipe(Effect.timeout(PATIENCE))
         assert.strictEqual(code, 0)
       }).pipe(Effect.scoped),
     180_000

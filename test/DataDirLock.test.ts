@@ -9,6 +9,7 @@ import { Effect, Layer } from "effect"
 import { layerEmbedded } from "../src/Database.js"
 import { lockDataDir, lockFileName } from "../src/DataDirLock.js"
 import { embeddedEnv, freePort, runCbsProcess, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
+import { PATIENCE } from "./support/Eventually.js"
 
 /** The pid of a process that has already ended. */
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!
@@ -116,7 +117,7 @@ describe("one owner of the embedded database (subprocess)", () => {
         const port = yield* freePort
         const served = yield* startCbs(["serve"], embeddedEnv(dataDir, { PORT: String(port) }))
         const key = yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
-        yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout("10 seconds"))
+        yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout(PATIENCE))
         const pid = served.child.pid!
 
         const file = join(dir, "second.json")
@@ -151,7 +152,7 @@ describe("one owner of the embedded database (subprocess)", () => {
         assert.strictEqual((yield* Effect.promise(() => sites.json())).meta.total, 2)
 
         served.child.kill("SIGTERM")
-        assert.strictEqual(yield* Effect.promise(() => served.exited).pipe(Effect.timeout("15 seconds")), 0)
+        assert.strictEqual(yield* Effect.promise(() => served.exited).pipe(Effect.timeout(PATIENCE)), 0)
         assert.isFalse(existsSync(join(dataDir, lockFileName)), "the server removes its lock when it exits")
 
         // A lock left behind by a server that was killed does not block the next command.

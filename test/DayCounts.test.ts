@@ -13,6 +13,7 @@ import { Importer } from "../src/Import.js"
 import { withinUtcDays } from "../src/SqlFormats.js"
 import { StatsRepo } from "../src/Stats/Repo.js"
 import { getWithKey, TestApp, TestServerLive } from "./support/TestServer.js"
+import { sized } from "./support/TestSize.js"
 
 // `meta.total` and the stats are sums over the day counts that migrations/0010_day_counts.sql keeps by trigger.
 // Whatever writes the rows (an import, SQL behind the service's back, a website's deletion), every total must be
@@ -352,7 +353,7 @@ layer(TestLive)("totals from the day counts", (it) => {
                 })
               )
           )
-          yield* Effect.promise(() => fc.assert(property, { numRuns: 60 }))
+          yield* Effect.promise(() => fc.assert(property, { numRuns: sized(60, 12) }))
         }),
       60_000
     )

@@ -122,6 +122,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
       )
     }
 
+    // Read unread, such a part stalled the body until the request timed out: a 500, not a 422.
     it.effect("a nameless file part over 16 KiB in a complete body is 422 at once; an empty one is no file", () =>
       Effect.gen(function* () {
         const { key, id } = yield* article
@@ -135,11 +136,9 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
             contentType: "multipart/form-data; boundary=x",
             body
           })
-        const started = Date.now()
         const nameless = yield* post(`${part("", "a".repeat(64 * 1024))}${url}--x--\r\n`)
         assert.strictEqual(nameless.status, 422, JSON.stringify(nameless.body))
         assert.strictEqual(nameless.body.error, "validation_error")
-        assert.isBelow(Date.now() - started, 5_000)
         const empty = yield* post(`${part("", "")}${url}--x--\r\n`)
         assert.strictEqual(empty.status, 200, JSON.stringify(empty.body))
       })

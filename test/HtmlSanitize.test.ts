@@ -5,6 +5,7 @@ import fc from "fast-check"
 import { type DefaultTreeAdapterTypes, parseFragment } from "parse5"
 import { sanitize } from "../src/Html/Sanitize.js"
 import { soup } from "./support/HtmlSoup.js"
+import { sized } from "./support/TestSize.js"
 
 const okHtml = (input: string): string => {
   const result = sanitize(input)
@@ -238,7 +239,7 @@ describe("sanitize: properties", () => {
         assert.strictEqual(once._tag, "Ok")
         if (once._tag === "Ok") assert.deepStrictEqual(sanitize(once.html), once)
       }),
-      { numRuns: 3000 }
+      { numRuns: sized(3000, 600) }
     )
   })
 
@@ -248,7 +249,7 @@ describe("sanitize: properties", () => {
         const result = sanitize(input)
         if (result._tag === "Ok") assert.deepStrictEqual(executableContent(result.html), [], result.html)
       }),
-      { numRuns: 3000 }
+      { numRuns: sized(3000, 600) }
     )
   })
 })

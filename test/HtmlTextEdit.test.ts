@@ -5,6 +5,7 @@ import { applyReplacements } from "../src/Html/Replacements.js"
 import { sanitize } from "../src/Html/Sanitize.js"
 import { sanitizeTextEdit, wordCountAfterTextEdit } from "../src/Html/TextEdit.js"
 import { soup } from "./support/HtmlSoup.js"
+import { sized } from "./support/TestSize.js"
 
 const canonical = (html: string) => {
   const result = sanitize(html)
@@ -118,7 +119,7 @@ describe("a text edit of a canonical body", () => {
         }
         assert.deepStrictEqual(sanitizeTextEdit(before, links, replaced.body), full)
       }),
-      { numRuns: 5000, seed: 20261125 }
+      { numRuns: sized(5000, 1000), seed: 20261125 }
     )
     // The comparison means something only if both paths were taken often.
     assert.isAbove(readInOnePass, compared / 5, `${readInOnePass} of ${compared}`)

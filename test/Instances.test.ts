@@ -6,7 +6,8 @@ import { Context, Effect, Layer, TestClock } from "effect"
 import type { Database } from "../src/Database.js"
 import type { AccountId } from "../src/Domain/Ids.js"
 import { HttpServerLive } from "../src/Server.js"
-import { eventually, readRowsWritten } from "./support/CallLogBatches.js"
+import { readRowsWritten } from "./support/CallLogBatches.js"
+import { eventually } from "./support/Eventually.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** A second instance of the service: its own server, services and port, on the first one's database. */

@@ -2,6 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { jsonDepthExceeds } from "../src/Http/JsonDepth.js"
+import { sized } from "./support/TestSize.js"
 
 /** The reference: the nesting depth of a parsed value, by recursion (fine at the depths generated here). */
 const depthOf = (value: unknown): number => {
@@ -43,7 +44,7 @@ describe("jsonDepthExceeds", () => {
         const text = textOf(value, indent)
         assert.strictEqual(jsonDepthExceeds(text, max), depthOf(JSON.parse(text)) > max, text.slice(0, 200))
       }),
-      { numRuns: 1000 }
+      { numRuns: sized(1000, 250) }
     )
   })
 
@@ -73,7 +74,7 @@ describe("jsonDepthExceeds", () => {
         JSON.parse(text)
         assert.strictEqual(jsonDepthExceeds(text, max), depth > max, text)
       }),
-      { numRuns: 2000 }
+      { numRuns: sized(2000, 400) }
     )
   })
 

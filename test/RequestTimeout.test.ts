@@ -1,7 +1,8 @@
 // @tags: runtime
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, HashMap, Layer, Logger, Option, TestClock } from "effect"
+import { Chunk, Clock, Deferred, Effect, Fiber, HashMap, Layer, Logger, Option, TestClock } from "effect"
+import { waitUntil } from "./support/Eventually.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** The server's error log lines: their message and request id. */
@@ -45,8 +46,15 @@ layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) 
             body: JSON.stringify({ title: "Changed" })
           })
           .pipe(Effect.fork)
-        // Let the request reach the lock, then move the server's clock past the timeout.
-        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 300)))
+        // Once the request is in flight, its deadline is the server's next timer: move the clock past it.
+        const deadline = (yield* Clock.currentTimeMillis) + 30_000
+        yield* waitUntil(
+          "the request's deadline is set",
+          Effect.map(
+            TestClock.sleeps(),
+            Chunk.some((at) => at >= deadline)
+          )
+        )
         yield* TestClock.adjust("31 seconds")
         const response = yield* Fiber.join(request)
         yield* Deferred.succeed(release, undefined)

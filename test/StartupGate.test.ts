@@ -5,9 +5,10 @@ import { join } from "node:path"
 import { HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Deferred, Duration, Effect, Fiber, Layer } from "effect"
 import { createServer } from "../src/Http/StartupGate.js"
 import { cbsEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
+import { PATIENCE } from "./support/Eventually.js"
 
 /** What became of one request: refused (nothing listened yet), no answer in time, another failure, or an answer. */
 type Outcome =
@@ -22,7 +23,8 @@ type Outcome =
       readonly body: string
     }
 
-const REQUEST_TIMEOUT_MS = 5_000
+/** A request with no answer for this long counts as never answered. */
+const REQUEST_TIMEOUT_MS = Duration.toMillis(PATIENCE)
 
 /** A 503 as the gate sends it: Retry-After: 1, a request id, and the `unavailable` error body. */
 const assertUnavailable = (outcome: Outcome) => {

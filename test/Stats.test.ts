@@ -1,11 +1,11 @@
 // @tags: engine
-import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { NotFound } from "../src/Domain/Errors.js"
 import { SiteId } from "../src/Domain/Ids.js"
 import type { StatsQuery } from "../src/Stats/Api.js"
 import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
+import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import { getWithKey as get, siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const assertValidationError = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
@@ -77,22 +77,6 @@ const expectedCounts = (siteId: SiteId, first: Date, last: Date) => ({
  * so the periods relative to today are resolved against this instant.
  */
 const setNow = (instant: Date) => TestClock.setTime(instant.getTime())
-
-/**
- * Runs `effect` with every pooled database session set to `timeZone`, then sets them back to UTC. The concurrent
- * sleeping statements occupy every connection of the pool at once, so each one gets the setting.
- */
-const withSessionTimeZone = <A, E, R>(timeZone: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const setAll = (zone: string) =>
-      Effect.all(
-        Array.from({ length: 5 }, () => sql`select set_config('TimeZone', ${zone}, false), pg_sleep(0.2)`),
-        { concurrency: "unbounded", discard: true }
-      ).pipe(Effect.orDie)
-    yield* setAll(timeZone)
-    return yield* effect.pipe(Effect.ensuring(setAll("UTC")))
-  })
 
 layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
   describe("periods", () => {
