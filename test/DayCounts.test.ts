@@ -354,8 +354,7 @@ layer(TestLive)("totals from the day counts", (it) => {
               )
           )
           yield* Effect.promise(() => fc.assert(property, { numRuns: sized(60, 12) }))
-        }),
-      60_000
+        })
     )
 
     it.effect(
@@ -413,8 +412,7 @@ layer(TestLive)("totals from the day counts", (it) => {
           yield* sql`update backlinks set acquired_at = null where site_id = ${siteId}`
           yield* assertApiTotalsExact(owner!.account_id, siteId)
           assert.deepStrictEqual(yield* countTableDrift(), { articles: 0, backlinks: 0, empty: 0 })
-        }),
-      60_000
+        })
     )
 
     it.effect("deleting a website deletes its counts with its articles and backlinks", () =>

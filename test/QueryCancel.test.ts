@@ -92,8 +92,7 @@ describe("an interrupted query", () => {
           const after = yield* Effect.all([sql`select 1 as one`, sql`select 1 as one`], { concurrency: 2 })
           assert.strictEqual(after.length, 2)
         })
-      ),
-    60_000
+      )
   )
 
   it.live.skipIf(!onPostgres)(
@@ -145,7 +144,6 @@ describe("an interrupted query", () => {
           const [row] = yield* sql<{ one: number }>`select 1 as one`
           assert.strictEqual(row?.one, 1)
         })
-      ),
-    60_000
+      )
   )
 })
