@@ -75,7 +75,8 @@
             cp -rT dist/embedded-template "$out/lib/node_modules/${package.name}/dist/embedded-template"
           '';
           meta = {
-            inherit (package) description;
+            # nixpkgs' descriptions end without a period.
+            description = lib.removeSuffix "." package.description;
             # Proprietary (as openapi.json says): nixpkgs builds it only where unfree packages are allowed.
             license = lib.licenses.unfree;
             mainProgram = "cbs";

@@ -15,12 +15,16 @@ const livePause = Effect.withClock(Effect.sleep(POLL_INTERVAL), Clock.make())
 const liveNow = Effect.withClock(Clock.currentTimeMillis, Clock.make())
 
 /**
- * Runs `read` until `done` holds of its result, or `PATIENCE` has passed, and returns the last result: the test's
+ * Runs `read` until `done` holds of its result, or `patience` has passed, and returns the last result: the test's
  * own assertions on it then say what was missing. The only place where a test waits by the clock.
  */
-export const eventually = <A, E, R>(read: Effect.Effect<A, E, R>, done: (value: A) => boolean) =>
+export const eventually = <A, E, R>(
+  read: Effect.Effect<A, E, R>,
+  done: (value: A) => boolean,
+  patience: Duration.DurationInput = PATIENCE
+) =>
   Effect.gen(function* () {
-    const deadline = (yield* liveNow) + Duration.toMillis(PATIENCE)
+    const deadline = (yield* liveNow) + Duration.toMillis(patience)
     let value = yield* read
     while (!done(value) && (yield* liveNow) < deadline) {
       yield* livePause
