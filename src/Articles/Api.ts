@@ -52,10 +52,13 @@ const WriteErrors = Schema.Union(
 )
 
 /** A write's answer: the article, and with `dry_run=true` the preview of a change that was not saved. */
-const EditResponse = Schema.Struct({
+export const EditResponse = Schema.Struct({
   data: ArticleWithBody,
   preview: Schema.optional(Preview)
 })
+
+/** The featured-image endpoint's answer: the article without its body. */
+export const FeaturedImageResponse = DataResponse(Article)
 
 export const SitePath = Schema.Struct({ id: PathId(SiteId, "Website id.") })
 export const ArticlePath = Schema.Struct({ id: PathId(ArticleId, "Article id.") }).annotations({
@@ -158,7 +161,7 @@ export class ArticlesApi extends authenticated(
           Schema.Union(HttpApiSchema.Multipart(strictBody(FeaturedImageMultipart)), strictBody(FeaturedImageJson))
         )
         .setHeaders(WriteHeaders)
-        .addSuccess(DataResponse(Article))
+        .addSuccess(FeaturedImageResponse)
         .addError(WriteErrors)
         .addError(UnsupportedImageBody)
         .addError(ImageTooLargeBody)
