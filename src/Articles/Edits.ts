@@ -261,6 +261,12 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         Effect.catchTag("ProtectedLinkViolation", Effect.die)
       )
 
+    /** A dry run of a new featured image address: the article as it would be saved; nothing is saved. */
+    const previewFeaturedImage = (context: EditContext, id: ArticleId, url: string) =>
+      run(context, id, (current) => Effect.succeed({ content: { ...current, featured_image_url: url } }), {
+        preview: true
+      }).pipe(Effect.catchTag("ProtectedLinkViolation", Effect.die))
+
     /** Restoring revision N stores a new revision with N's content, after the same protected-link check. */
     const restore = (context: EditContext, id: ArticleId, number: number) =>
       change(context, id, (current) =>
@@ -280,6 +286,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       previewReplace,
       previewPatch,
       setFeaturedImage,
+      previewFeaturedImage,
       restore,
       history: revisions.listForArticle,
       /** The history as the article page lists it: newest first, with who made each change. */

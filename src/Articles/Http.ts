@@ -132,7 +132,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         editArticle(request, "PUT", encodeUpdate, edits.replace, edits.previewReplace)
       )
       .handle("patchArticle", (request) => editArticle(request, "PATCH", encodePatch, edits.patch, edits.previewPatch))
-      .handle("replaceFeaturedImage", ({ path, payload, headers }) =>
+      .handle("replaceFeaturedImage", ({ path, payload, urlParams, headers }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
           const image = "image" in payload ? payload.image : undefined
@@ -145,11 +145,9 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
                   .digest("hex")
           const upload = image === undefined ? undefined : { _tag: "File" as const, path: image.path }
           const context = yield* writeContext(payload.reason, headers)
-          const write = Effect.map(featuredImages.replace(context, id, { upload, url: payload.url }), (data) => ({
-            data
-          }))
+          const write = featuredImages.replace(context, id, { upload, url: payload.url }, urlParams.dry_run === true)
           const body = { image: imageDigest, url: payload.url ?? null, reason: payload.reason ?? null }
-          return yield* once(headers, requestOf("POST", id, {}, body), write, encodeFeaturedImageResponse)
+          return yield* once(headers, requestOf("POST", id, urlParams, body), write, encodeFeaturedImageResponse)
         }).pipe(retryAfterMidnight)
       )
   })
