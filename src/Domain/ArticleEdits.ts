@@ -133,8 +133,7 @@ export const WriteHeaders = Schema.Struct({
     Schema.String.pipe(
       Schema.pattern(/^[\x21-\x7e]{1,255}$/, { message: () => "must be 1 to 255 printable ASCII characters" })
     ).annotations({
-      description:
-        "A unique string per change: a retry with it replays the first answer, never changing twice."
+      description: "A unique string per change: a retry with it replays the first answer, never changing twice."
     })
   )
 })

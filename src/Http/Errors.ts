@@ -6,6 +6,7 @@ import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
 import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
+import { internalErrorMessage } from "./ErrorMessages.js"
 import { errorResponse } from "./ErrorResponse.js"
 import { bodyCapOf, MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
@@ -32,8 +33,9 @@ const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) 
 const internalError = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const requestId = yield* RequestId
+    const request = yield* HttpServerRequest.HttpServerRequest
     yield* Effect.logError("Request failed", cause)
-    return internal(new InternalError({ message: `Something went wrong on our side. Request id: ${requestId}.` }))
+    return internal(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
   })
 
 /** Multipart limits are raised as defects by the framework; they are the client's doing. */
