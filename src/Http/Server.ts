@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Context, Effect, FiberRef, HashMap } from "effect"
+import { Cause, Context, Effect, FiberRef, HashMap, Option } from "effect"
 import { InternalError, NotFound } from "../Domain/Errors.js"
 import { internalErrorMessage } from "./ErrorMessages.js"
 import { errorResponse } from "./ErrorResponse.js"
@@ -23,6 +23,10 @@ export const withoutPathParameters = <E, R>(app: HttpApp.Default<E, R>): HttpApp
         )
       : app
   )
+
+/** A response the platform raises as a defect after it has answered with it. */
+const platformAnswer = (defect: unknown) =>
+  HttpServerResponse.isServerResponse(defect) ? Option.some(Cause.empty) : Option.none()
 
 /** Headers every response carries: its request id, and what protects any response whatever its type. */
 const commonHeaders = (requestId: string, options: ServerOptions): Record<string, string> => ({
@@ -50,7 +54,7 @@ export interface ServerOptions {
  */
 export const serverMiddleware =
   (options: ServerOptions) =>
-  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<never, R> =>
+  <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
     Effect.gen(function* () {
       const requestId = randomUUID()
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -79,9 +83,11 @@ export const serverMiddleware =
       yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("request_id", requestId))
       // A request whose client hung up before its answer is logged too, with the usual status for that, 499.
       return yield* Effect.onInterrupt(app, () => accessLine(499)).pipe(
+        // Failures and interruptions are the platform's to answer (a response raised as an error, a client gone),
+        // as are the responses it raises as defects once it has answered.
         Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause as Cause.Cause<never>)
+          !Option.exists(Cause.stripSomeDefects(cause, platformAnswer), Cause.isDie)
+            ? Effect.failCause(cause)
             : Effect.gen(function* () {
                 yield* Effect.logError("Request failed", cause)
                 yield* accessLine(500)
