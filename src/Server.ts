@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Api } from "./Api.js"
 import { ArticleEdits } from "./Articles/Edits.js"
 import { FeaturedImages } from "./Articles/FeaturedImages.js"
@@ -13,6 +13,7 @@ import { ApiKeys } from "./Auth/ApiKeys.js"
 import { AuthenticationLive } from "./Auth/Authentication.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
+import { AppConfig } from "./Config.js"
 import { RequestDeadlines } from "./Http/Deadlines.js"
 import { ClientErrorsLive } from "./Http/Errors.js"
 import { HealthRoutesLive } from "./Http/Health.js"
@@ -72,10 +73,12 @@ const routerConfig = { caseSensitive: true, ignoreDuplicateSlashes: false }
  */
 const ServeLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
+  const { publicBaseUrl } = yield* AppConfig
+  const https = Option.exists(publicBaseUrl, (url) => url.protocol === "https:")
   // The application is put in the server's context once, not added to each request's (which copies the context).
   // No span is made of a request: the service exports no traces, and the span's attributes (every header, the URL)
   // cost a twentieth of a list request's CPU.
-  return HttpServer.serve(withoutPathParameters(app), serverMiddleware).pipe(
+  return HttpServer.serve(withoutPathParameters(app), serverMiddleware({ https })).pipe(
     Layer.provide(Layer.succeed(ApplicationApp, app)),
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )

@@ -1,6 +1,10 @@
 // @tags: runtime
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
+import type { Database } from "../src/Database.js"
+import { HttpServerLive } from "../src/Server.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** GET with the given headers; the status, the headers and the raw text of the body. */
@@ -90,6 +94,28 @@ layer(TestServerLive)("errors", (it) => {
       })
     )
 
+    it.effect("every response carries X-Content-Type-Options: nosniff, and no HSTS when the address is http", () =>
+      Effect.gen(function* () {
+        const { headers, siteId } = yield* fixture
+        for (const [path, h] of [
+          ["/api/v1/sites", headers],
+          [`/api/v1/sites/${siteId}/stats`, headers],
+          ["/api/v1/openapi.json", {}],
+          ["/api/v1/sites", {}],
+          ["/api/v1/nothing-here", headers],
+          ["/api/v1/sites?per_page=0", headers],
+          ["/healthz", {}],
+          ["/signin", {}],
+          ["/sites", {}],
+          ["/.well-known/oauth-authorization-server", {}]
+        ] as const) {
+          const result = yield* get(path, h)
+          assert.strictEqual(result.headers.get("x-content-type-options"), "nosniff", path)
+          assert.isNull(result.headers.get("strict-transport-security"), path)
+        }
+      })
+    )
+
     it.effect("X-Request-Id differs from one request to the next", () =>
       Effect.gen(function* () {
         const { headers } = yield* fixture
@@ -98,6 +124,56 @@ layer(TestServerLive)("errors", (it) => {
         assert.strictEqual(ids.size, 5)
         assert.isFalse(ids.has(null))
       })
+    )
+  })
+
+  describe("a failure after the request was read", () => {
+    it.effect(
+      "a change whose commit fails is a JSON 500 internal_error with its request id, saying the outcome is unknown; the retry with its key runs once",
+      () =>
+        Effect.gen(function* () {
+          const app = yield* TestApp
+          const sql = yield* SqlClient.SqlClient
+          const { key, articleId } = yield* fixture
+          // A check that PostgreSQL makes only at commit, refusing revisions with this reason.
+          yield* sql
+            .unsafe(`
+            create or replace function refuse_at_commit() returns trigger language plpgsql as $$
+            begin
+              if new.reason = 'fails at commit' then raise exception 'refused at commit'; end if;
+              return new;
+            end $$;
+            drop trigger if exists refuse_at_commit on article_revisions;
+            create constraint trigger refuse_at_commit after insert on article_revisions
+              deferrable initially deferred for each row execute function refuse_at_commit();`)
+            .pipe(Effect.orDie)
+          const send = () =>
+            Effect.gen(function* () {
+              const res = yield* app.fetch(`/api/v1/articles/${articleId}`, {
+                method: "PATCH",
+                headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": "commit-1" },
+                body: JSON.stringify({ title: "Committed?", reason: "fails at commit" })
+              })
+              return { status: res.status, headers: res.headers, text: yield* Effect.promise(() => res.text()) }
+            })
+          const failed = yield* send()
+          assert.strictEqual(failed.status, 500)
+          assert.match(failed.headers.get("content-type") ?? "", /^application\/json/)
+          const requestId = failed.headers.get("x-request-id")
+          assert.isString(requestId)
+          const body = JSON.parse(failed.text)
+          assert.strictEqual(body.error, "internal_error")
+          assert.include(body.message, "Idempotency-Key")
+          assert.include(body.message, requestId!)
+          for (const pattern of internals) assert.notMatch(failed.text, pattern)
+          yield* sql`drop trigger refuse_at_commit on article_revisions`.pipe(Effect.orDie)
+          const retry = yield* send()
+          assert.strictEqual(retry.status, 200)
+          assert.isNull(retry.headers.get("idempotent-replayed"))
+          const [count] = yield* sql<{ n: number }>`
+            select count(*)::int as n from article_revisions where article_id = ${articleId}`.pipe(Effect.orDie)
+          assert.strictEqual(count!.n, 1)
+        })
     )
   })
 
@@ -183,4 +259,43 @@ layer(TestServerLive)("errors", (it) => {
       })
     )
   })
+})
+
+/** The service again, on the same database, at a public address that is https (as behind a TLS proxy). */
+class HttpsServer extends Context.Tag("test/HttpsServer")<HttpsServer, { readonly baseUrl: string }>() {}
+
+const HttpsServerLive = Layer.scoped(
+  HttpsServer,
+  Effect.gen(function* () {
+    const database = Layer.succeedContext(yield* Effect.context<Database>())
+    const config = Layer.setConfigProvider(
+      ConfigProvider.fromMap(new Map([["PUBLIC_BASE_URL", "https://backlinks.example.com"]])).pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+      )
+    )
+    const context = yield* Layer.build(
+      HttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
+        Layer.provide(database),
+        Layer.provide(config),
+        Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+      )
+    )
+    const address = Context.get(context, HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP server")
+    return { baseUrl: `http://127.0.0.1:${address.port}` }
+  })
+).pipe(Layer.provideMerge(TestServerLive))
+
+layer(HttpsServerLive)("errors at an https address", (it) => {
+  it.effect("every response carries Strict-Transport-Security when PUBLIC_BASE_URL is https", () =>
+    Effect.gen(function* () {
+      const { baseUrl } = yield* HttpsServer
+      for (const path of ["/api/v1/sites", "/api/v1/openapi.json", "/api/v1/nothing-here", "/healthz", "/signin"]) {
+        const res = yield* Effect.promise(() => fetch(`${baseUrl}${path}`))
+        assert.match(res.headers.get("strict-transport-security") ?? "", /^max-age=\d{7,}/, path)
+        assert.strictEqual(res.headers.get("x-content-type-options"), "nosniff", path)
+        yield* Effect.promise(() => res.arrayBuffer())
+      }
+    })
+  )
 })

@@ -286,6 +286,78 @@ layer(TestServerLive)("featured image", (it) => {
     )
   })
 
+  describe("dry_run", () => {
+    /** The article's revisions and the files stored so far. */
+    const traces = (id: ArticleId) =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const [row] = yield* sql<{ n: number }>`
+          select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(Effect.orDie)
+        return {
+          revisions: row!.n,
+          featured: yield* featuredImageOf(id),
+          files: readdirSync(mediaDir).filter((name) => !name.endsWith(".tmp"))
+        }
+      })
+
+    const dryRun = (id: number, key: string, body: FormData | { readonly json: unknown }) =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const init: RequestInit =
+          body instanceof FormData
+            ? { method: "POST", headers: { "x-api-key": key }, body }
+            : {
+                method: "POST",
+                headers: { "x-api-key": key, "content-type": "application/json" },
+                body: JSON.stringify(body.json)
+              }
+        const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image?dry_run=true`, init)
+        return { status: res.status, body: yield* Effect.promise(() => res.json()) }
+      })
+
+    it.effect("a dry run of an upload answers the would-be article and its image address, and stores nothing", () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const { key, id } = yield* articleOfNewAccount("https://img.example/old.png")
+        const unique = Uint8Array.from([...PNG, ...new TextEncoder().encode(`dry-run-${Date.now()}`)])
+        const before = yield* traces(id)
+        const dry = yield* dryRun(id, key, form({ image: { data: unique, name: "a.png", type: "image/png" } }))
+        assert.strictEqual(dry.status, 200, JSON.stringify(dry.body))
+        const path = assertMediaUrl(app.baseUrl, dry.body.data.featured_image_url, "png")
+        assert.deepStrictEqual(dry.body.preview, {
+          changed: true,
+          diff: "",
+          title_changed: false,
+          meta_description_changed: false
+        })
+        assert.strictEqual(dry.body.data.revision, 1)
+        assert.deepStrictEqual(yield* traces(id), before)
+        assert.strictEqual((yield* app.fetch(path)).status, 404)
+        // The real upload then stores it at that very address.
+        const real = yield* upload(id, key, unique)
+        assert.strictEqual(real.body.data.featured_image_url, dry.body.data.featured_image_url)
+        assert.notProperty(real.body, "preview")
+      })
+    )
+
+    it.effect("a dry run of a url changes nothing; its errors are the real request's", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleOfNewAccount()
+        const before = yield* traces(id)
+        const dry = yield* dryRun(id, key, { json: { url: "https://img.example/new.png" } })
+        assert.strictEqual(dry.status, 200)
+        assert.strictEqual(dry.body.data.featured_image_url, "https://img.example/new.png")
+        assert.isTrue(dry.body.preview.changed)
+        assertError(
+          yield* dryRun(id, key, form({ image: { data: bytes("hello"), name: "x.png", type: "image/png" } })),
+          "unsupported_image"
+        )
+        assertError(yield* dryRun(id, key, { json: { url: "javascript:alert(1)" } }), "validation_error")
+        assert.deepStrictEqual(yield* traces(id), before)
+      })
+    )
+  })
+
   describe("JSON url", () => {
     it.effect("stores the url exactly as given", () =>
       Effect.gen(function* () {

@@ -1107,7 +1107,7 @@ layer(TestServerLive)("MCP interface", (it) => {
             "if_match",
             "idempotency_key"
           ],
-          replace_featured_image: ["article_id", "image", "url", "reason", "if_match", "idempotency_key"]
+          replace_featured_image: ["article_id", "image", "url", "reason", "dry_run", "if_match", "idempotency_key"]
         }
         for (const [name, properties] of Object.entries(expected)) {
           const tool = byName.get(name)!

@@ -1,7 +1,7 @@
 // @tags: engine
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Deferred, Effect, Fiber, TestClock } from "effect"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const PARTNER = '<a data-service-protected="backlink" href="https://partner.example/">our partner</a>'
@@ -50,6 +50,71 @@ const stateOf = (id: number, accountId: number) =>
     const [quota] = yield* sql<{ n: number }>`
       select coalesce(sum(count), 0)::int as n from edit_counters where account_id = ${accountId}`.pipe(Effect.orDie)
     return { ...row!, revisions: revisions!.n, quota: quota!.n }
+  })
+
+const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
+
+/** Polls `condition` on real time (the requests run on the test clock) until it holds, for up to a minute. */
+const waitFor = <R>(condition: Effect.Effect<boolean, never, R>) =>
+  Effect.gen(function* () {
+    for (let attempt = 0; attempt < 3000; attempt++) {
+      if (yield* condition) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+    }
+    return yield* Effect.dieMessage("the condition did not come true within a minute")
+  })
+
+/** Idempotency keys taken by running requests in this database (transaction-level advisory locks). */
+const keysTaken = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ n: number }>`select count(*)::int as n from pg_locks
+    where locktype = 'advisory' and granted
+      and database = (select oid from pg_database where datname = current_database())`.pipe(Effect.orDie)
+  return row!.n
+})
+
+/**
+ * Holds article `id`'s row while `first` (a keyed write) is sent: the request takes its key and then waits for the
+ * row. `meanwhile` gets an effect that waits until that is so; the row is let go when `meanwhile` ends, and the first
+ * request's answer is returned (a failure if its client hung up).
+ */
+const whileRowHeld = <E, R>(
+  id: number,
+  first: { readonly key: string; readonly headers: Record<string, string>; readonly json: unknown },
+  meanwhile: (waiting: Effect.Effect<void, never, SqlClient.SqlClient>) => Effect.Effect<void, E, R>,
+  signal?: AbortSignal
+) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const sql = yield* SqlClient.SqlClient
+    const held = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const holder = yield* sql
+      .withTransaction(
+        Effect.gen(function* () {
+          yield* sql`select id from articles where id = ${id} for update`
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(release)
+        })
+      )
+      .pipe(Effect.orDie, Effect.fork)
+    yield* Deferred.await(held)
+    const request = yield* Effect.fork(
+      Effect.tryPromise(async () => {
+        const res = await fetch(`${app.baseUrl}/api/v1/articles/${id}`, {
+          method: "PATCH",
+          headers: { "x-api-key": first.key, "content-type": "application/json", ...first.headers },
+          body: JSON.stringify(first.json),
+          ...(signal === undefined ? {} : { signal })
+        })
+        const text = await res.text()
+        return { status: res.status, headers: res.headers, text, body: JSON.parse(text) } satisfies Answer
+      })
+    )
+    yield* meanwhile(waitFor(Effect.map(keysTaken, (n) => n > 0)))
+    yield* Deferred.succeed(release, undefined)
+    yield* Fiber.join(holder)
+    return yield* Fiber.join(request)
   })
 
 layer(TestServerLive)("beyond the interface: safe concurrent edits, retries and previews", (it) => {
@@ -153,25 +218,80 @@ layer(TestServerLive)("beyond the interface: safe concurrent edits, retries and 
       })
     )
 
-    it.effect("the same key while the first request is still running is 409 idempotency_key_in_use", () =>
+    it.effect.skipIf(!onPostgres)(
+      "the same key while the first request is still running is 409 idempotency_key_in_use; then it replays",
+      () =>
+        Effect.gen(function* () {
+          const { key, id, accountId } = yield* article
+          const headers = { "idempotency-key": "running-1" }
+          // The first request waits for the article's row, which the test holds, with its key taken.
+          const first = yield* whileRowHeld(id, { key, headers, json: { title: "Again" } }, (waiting) =>
+            Effect.gen(function* () {
+              yield* waiting
+              const second = yield* call("PATCH", `/articles/${id}`, key, { title: "Again" }, headers)
+              assert.strictEqual(second.status, 409)
+              assert.strictEqual(second.body.error, "idempotency_key_in_use")
+              assert.isNotNull(second.headers.get("x-request-id"))
+            })
+          )
+          assert.strictEqual(first.status, 200)
+          const replay = yield* call("PATCH", `/articles/${id}`, key, { title: "Again" }, headers)
+          assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+          assert.strictEqual(replay.text, first.text)
+          assert.strictEqual((yield* stateOf(id, accountId)).revisions, 1)
+        })
+    )
+
+    it.effect.skipIf(!onPostgres)(
+      "a request whose client hangs up while it runs leaves its key free: the retry runs, and the change is made once",
+      () =>
+        Effect.gen(function* () {
+          const { key, id, accountId } = yield* article
+          const headers = { "idempotency-key": "abort-1" }
+          const edit = { replacements: [{ find: "today", replace: "today and tomorrow" }] }
+          const abort = new AbortController()
+          const aborted = yield* whileRowHeld(
+            id,
+            { key, headers, json: edit },
+            (waiting) =>
+              Effect.gen(function* () {
+                yield* waiting
+                abort.abort()
+                // The server notices the hang-up and rolls the request back (while the row is still held), which
+                // frees the key.
+                yield* waitFor(keysTaken.pipe(Effect.map((n) => n === 0)))
+              }),
+            abort.signal
+          ).pipe(Effect.exit)
+          assert.isTrue(aborted._tag === "Failure")
+          const retry = yield* call("PATCH", `/articles/${id}`, key, edit, headers)
+          assert.strictEqual(retry.status, 200)
+          assert.isNull(retry.headers.get("idempotent-replayed"))
+          const again = yield* call("PATCH", `/articles/${id}`, key, edit, headers)
+          assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
+          const state = yield* stateOf(id, accountId)
+          assert.strictEqual(state.revisions, 1)
+          assert.strictEqual(state.quota, 1)
+          assert.strictEqual(state.body.split("today and tomorrow").length, 2)
+        })
+    )
+
+    it.effect("a 429 for the day's quota is not kept: once the quota is free, the retry with the key runs", () =>
       Effect.gen(function* () {
         const { key, id, accountId } = yield* article
         const sql = yield* SqlClient.SqlClient
-        const [keyRow] = yield* sql<{ id: number }>`
-          select id from api_keys where account_id = ${accountId}`.pipe(Effect.orDie)
-        // What a first request leaves while it runs: its claim, with no answer yet.
-        yield* sql`insert into idempotency_keys (credential, key, request_sha256)
-          values (${`api_key:${keyRow!.id}`}, 'running-1', 'x')`.pipe(Effect.orDie)
-        const second = yield* call(
-          "PATCH",
-          `/articles/${id}`,
-          key,
-          { title: "Again" },
-          { "idempotency-key": "running-1" }
-        )
-        assert.strictEqual(second.status, 409)
-        assert.strictEqual(second.body.error, "idempotency_key_in_use")
-        assert.strictEqual((yield* stateOf(id, accountId)).revisions, 0)
+        const headers = { "idempotency-key": "quota-1" }
+        yield* sql`insert into edit_counters (account_id, day, count)
+          values (${accountId}, ${new Date().toISOString().slice(0, 10)}::date, 200)`.pipe(Effect.orDie)
+        const refused = yield* call("PATCH", `/articles/${id}`, key, { title: "Later" }, headers)
+        assert.strictEqual(refused.status, 429)
+        assert.strictEqual(refused.body.error, "edit_limit_exceeded")
+        yield* sql`delete from edit_counters where account_id = ${accountId}`.pipe(Effect.orDie)
+        const retry = yield* call("PATCH", `/articles/${id}`, key, { title: "Later" }, headers)
+        assert.strictEqual(retry.status, 200)
+        assert.isNull(retry.headers.get("idempotent-replayed"))
+        assert.strictEqual(retry.body.data.title, "Later")
+        assert.strictEqual((yield* stateOf(id, accountId)).revisions, 1)
       })
     )
 

@@ -52,8 +52,14 @@ const WriteErrors = Schema.Union(
 )
 
 /** A write's answer: the article, and with `dry_run=true` the preview of a change that was not saved. */
-const EditResponse = Schema.Struct({
+export const EditResponse = Schema.Struct({
   data: ArticleWithBody,
+  preview: Schema.optional(Preview)
+})
+
+/** The featured-image endpoint's answer: the article without its body, and with `dry_run=true` the preview. */
+export const FeaturedImageResponse = Schema.Struct({
+  data: Article,
   preview: Schema.optional(Preview)
 })
 
@@ -157,8 +163,9 @@ export class ArticlesApi extends authenticated(
         .setPayload(
           Schema.Union(HttpApiSchema.Multipart(strictBody(FeaturedImageMultipart)), strictBody(FeaturedImageJson))
         )
+        .setUrlParams(DryRunQuery)
         .setHeaders(WriteHeaders)
-        .addSuccess(DataResponse(Article))
+        .addSuccess(FeaturedImageResponse)
         .addError(WriteErrors)
         .addError(UnsupportedImageBody)
         .addError(ImageTooLargeBody)
@@ -166,7 +173,7 @@ export class ArticlesApi extends authenticated(
           name: "replace_featured_image",
           title: "Replace an article's featured image",
           description:
-            "Sets an article's featured image from url (absolute http or https) or from image (the file, base64), which the service then hosts.",
+            "Sets an article's featured image from url (absolute http(s)) or image (base64 file), hosted by the service.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg
@@ -174,7 +181,7 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Summary, "Replace an article's featured image")
         .annotate(
           OpenApi.Description,
-          "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool)."
+          "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool). With dry_run=true every check runs (the image's type and size, If-Match, the day's quota as it stands) and the answer is the article as it would be saved (featured_image_url the address the image would have) with a preview; no image is stored, nothing is saved, no quota is used."
         )
     )
 ).annotate(OpenApi.Title, "Articles") {}

@@ -101,8 +101,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
     ) =>
       Effect.gen(function* () {
         const call = yield* Effect.serviceOption(CurrentCall)
-        let logged = false
-        const outcome = yield* Effect.gen(function* () {
+        return yield* Effect.gen(function* () {
           const found = yield* articles.lockWritable(context.credential.accountId, id)
           if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
           const current = found.value
@@ -148,16 +147,15 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           // the commit that follows, and if the quota is used up the whole change rolls back.
           yield* limits.takeEdit(context.credential.accountId)
           // The call that made the change is logged in the change's own transaction: a saved change is never
-          // missing from the call log, whatever happens to the process next.
+          // missing from the call log, whatever happens to the process next. (Should the transaction not commit,
+          // the call is answered with a 5xx, which the call log records in its own row.)
           if (Option.isSome(call)) {
             yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
-            logged = true
+            yield* call.value.markRecorded
           }
           yield* options.beforeCommit ?? Effect.void
           return { article: withBody(saved, links), preview }
         }).pipe(sql.withTransaction)
-        if (logged && Option.isSome(call)) yield* call.value.markRecorded
-        return outcome
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const change = <E>(
@@ -263,6 +261,12 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         Effect.catchTag("ProtectedLinkViolation", Effect.die)
       )
 
+    /** A dry run of a new featured image address: the article as it would be saved; nothing is saved. */
+    const previewFeaturedImage = (context: EditContext, id: ArticleId, url: string) =>
+      run(context, id, (current) => Effect.succeed({ content: { ...current, featured_image_url: url } }), {
+        preview: true
+      }).pipe(Effect.catchTag("ProtectedLinkViolation", Effect.die))
+
     /** Restoring revision N stores a new revision with N's content, after the same protected-link check. */
     const restore = (context: EditContext, id: ArticleId, number: number) =>
       change(context, id, (current) =>
@@ -282,6 +286,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       previewReplace,
       previewPatch,
       setFeaturedImage,
+      previewFeaturedImage,
       restore,
       history: revisions.listForArticle,
       /** The history as the article page lists it: newest first, with who made each change. */

@@ -10,10 +10,13 @@ import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.
 import type { ArticleId } from "../Domain/Ids.js"
 import { requireId } from "../Http/RequireId.js"
 import { Idempotency } from "../Idempotency.js"
+import { EditResponse, FeaturedImageResponse } from "./Api.js"
 import { ArticleEdits, type EditContext } from "./Edits.js"
 import { FeaturedImages } from "./FeaturedImages.js"
 
 const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
+const encodeEditResponse = Schema.encodeSync(EditResponse)
+const encodeFeaturedImageResponse = Schema.encodeSync(FeaturedImageResponse)
 const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)
 const encodePatch = Schema.encodeSync(PatchArticlePayload)
 
@@ -55,10 +58,20 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         Effect.map(({ credential, origin }) => ({ credential, origin, reason, ifMatch: headers["if-match"] }))
       )
 
-    /** The write, run at most once per Idempotency-Key when one is sent. */
-    const once = <A, E, R>(headers: WriteHeaders, request: string, write: Effect.Effect<A, E, R>) =>
+    /**
+     * The write, run at most once per Idempotency-Key when one is sent; `answer` is the JSON body of its success,
+     * as the endpoint sends it (kept under the key with the change).
+     */
+    const once = <A, E, R>(
+      headers: WriteHeaders,
+      request: string,
+      write: Effect.Effect<A, E, R>,
+      answer: (success: A) => unknown
+    ) =>
       Effect.flatMap(CurrentCredential, (credential) =>
-        idempotency.once(credential, headers["idempotency-key"], request, write)
+        idempotency.once(credential, headers["idempotency-key"], request, write, (success) =>
+          JSON.stringify(answer(success))
+        )
       )
 
     /** PUT and PATCH: the change, or with `dry_run=true` its preview; at most once per Idempotency-Key. */
@@ -86,7 +99,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
           urlParams.dry_run === true
             ? Effect.map(preview(context, id, payload), ({ article, preview }) => ({ data: article, preview }))
             : Effect.map(save(context, id, payload), (data) => ({ data }))
-        return yield* once(headers, requestOf(method, id, urlParams, encode(payload)), write)
+        return yield* once(headers, requestOf(method, id, urlParams, encode(payload)), write, encodeEditResponse)
       }).pipe(retryAfterMidnight)
 
     return handlers
@@ -119,7 +132,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         editArticle(request, "PUT", encodeUpdate, edits.replace, edits.previewReplace)
       )
       .handle("patchArticle", (request) => editArticle(request, "PATCH", encodePatch, edits.patch, edits.previewPatch))
-      .handle("replaceFeaturedImage", ({ path, payload, headers }) =>
+      .handle("replaceFeaturedImage", ({ path, payload, urlParams, headers }) =>
         Effect.gen(function* () {
           const id = yield* requireId(path.id, "article")
           const image = "image" in payload ? payload.image : undefined
@@ -132,11 +145,9 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
                   .digest("hex")
           const upload = image === undefined ? undefined : { _tag: "File" as const, path: image.path }
           const context = yield* writeContext(payload.reason, headers)
-          const write = Effect.map(featuredImages.replace(context, id, { upload, url: payload.url }), (data) => ({
-            data
-          }))
+          const write = featuredImages.replace(context, id, { upload, url: payload.url }, urlParams.dry_run === true)
           const body = { image: imageDigest, url: payload.url ?? null, reason: payload.reason ?? null }
-          return yield* once(headers, requestOf("POST", id, {}, body), write)
+          return yield* once(headers, requestOf("POST", id, urlParams, body), write, encodeFeaturedImageResponse)
         }).pipe(retryAfterMidnight)
       )
   })

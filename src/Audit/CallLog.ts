@@ -8,9 +8,11 @@ import { pathOf } from "../Http/Server.js"
 import type { AuditEntry } from "./Repo.js"
 
 /**
- * The call being served, as the call log will record it. A change that commits writes its row in its own
- * transaction (`entry(200)`, then `markRecorded`), so that a saved change is never missing from the log; every other
- * call is recorded when its response leaves (a read in the next batch of reads, see `AuditLog.recordRead`).
+ * The call being served, as the call log will record it. A change writes its row in its own transaction
+ * (`entry(200)`, then `markRecorded`), so that a saved change is never missing from the log; every other call is
+ * recorded when its response leaves (a read in the next batch of reads, see `AuditLog.recordRead`). A call answered
+ * with a 5xx is recorded when it leaves even if it had marked its row: that transaction did not commit, or its
+ * outcome is unknown.
  */
 export class CurrentCall extends Context.Tag("Audit/CurrentCall")<
   CurrentCall,
@@ -94,7 +96,7 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
         const write = request.method === "GET" || request.method === "HEAD" ? audit.recordRead : audit.record
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.gen(function* () {
-            if (!(yield* Ref.get(recorded))) yield* write(yield* entry(response.status))
+            if (response.status >= 500 || !(yield* Ref.get(recorded))) yield* write(yield* entry(response.status))
             return response
           })
         )

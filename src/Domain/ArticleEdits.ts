@@ -99,13 +99,13 @@ export const Preview = Schema.Struct({
 }).annotations({ identifier: "Preview", description: "What a dry run's change would do; nothing was saved." })
 export type Preview = typeof Preview.Type
 
-/** `dry_run` on PUT and PATCH. */
+/** `dry_run` on PUT, PATCH and the featured image. */
 export const DryRunQuery = Schema.Struct({
   dry_run: Schema.optional(
     Schema.BooleanFromString.annotations({
       jsonSchema: {
         type: "boolean",
-        description: "true: check everything, answer with the would-be article and a diff, save nothing."
+        description: "true: check all, save nothing, answer the would-be article."
       }
     })
   )
@@ -133,8 +133,7 @@ export const WriteHeaders = Schema.Struct({
     Schema.String.pipe(
       Schema.pattern(/^[\x21-\x7e]{1,255}$/, { message: () => "must be 1 to 255 printable ASCII characters" })
     ).annotations({
-      description:
-        "A new unique string per change: a retry with the same key replays the first answer, never changing twice."
+      description: "A unique string per change: a retry with it replays the first answer, never changing twice."
     })
   )
 })
@@ -158,7 +157,7 @@ export const ImageUrl = Text.pipe(
 })
 
 const IMAGE_FILE_DESCRIPTION =
-  "The image file: JPEG, PNG, WebP, GIF or AVIF (judged by its bytes), at most 10 MiB. Wins over url when both are sent."
+  "The image: JPEG, PNG, WebP, GIF or AVIF (judged by its bytes), at most 10 MiB. Wins over url."
 
 export const FeaturedImageMultipart = Schema.Struct({
   // The parser hands over a part's files as a list of exactly one; clients send one file field, and that is what

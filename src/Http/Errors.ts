@@ -5,7 +5,9 @@ import { ToolCaller } from "../Auth/CurrentCredential.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
+import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
 import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
+import { internalErrorMessage } from "./ErrorMessages.js"
 import { errorResponse } from "./ErrorResponse.js"
 import { bodyCapOf, MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
@@ -32,8 +34,9 @@ const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) 
 const internalError = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const requestId = yield* RequestId
+    const request = yield* HttpServerRequest.HttpServerRequest
     yield* Effect.logError("Request failed", cause)
-    return internal(new InternalError({ message: `Something went wrong on our side. Request id: ${requestId}.` }))
+    return internal(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
   })
 
 /** Multipart limits are raised as defects by the framework; they are the client's doing. */
@@ -74,11 +77,29 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
         new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
       )
     }
+    // A body without a declared length is read here, within the cap, so that one over it is answered 413.
+    if (!inProcess && isUndeclaredBody(request)) {
+      const read = yield* readUndeclaredBody(request, cap)
+      if (Option.isNone(read)) {
+        return payloadTooLarge(
+          new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
+        )
+      }
+      return yield* withinLimits(app, deadlines, request.method, cap).pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, read.value)
+      )
+    }
+    return yield* withinLimits(app, deadlines, request.method, cap)
+  })
+
+/** The request with its deadline and body limits; client mistakes answered as such, anything else as a 500. */
+const withinLimits = (app: HttpApp.Default, deadlines: RequestDeadlines, method: string, cap: number) =>
+  Effect.gen(function* () {
     // A request that runs too long is answered (500 internal_error) rather than left hanging.
     const timed = deadlines.within(app)
     // No endpoint reads the body of a GET or HEAD, so its limits are set only for the methods that have one.
     const bounded =
-      request.method === "GET" || request.method === "HEAD"
+      method === "GET" || method === "HEAD"
         ? timed
         : timed.pipe(
             // The parser counts a part's headers against this limit too; the store checks the file's exact size.

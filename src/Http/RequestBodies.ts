@@ -58,7 +58,7 @@ export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Http/Requ
 export const MAX_MULTIPART_PARTS = 16
 
 /** Headers that describe one hop's transfer, not the request; a request rebuilt from its bytes goes without them. */
-const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"])
+export const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"])
 
 /**
  * Whether a file part of the body has no file name but some content. The endpoint's reader skips such a part

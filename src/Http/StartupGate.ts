@@ -21,6 +21,7 @@ const answerUnavailable = (request: Http.IncomingMessage, response: Http.ServerR
     "content-length": Buffer.byteLength(unavailable),
     "retry-after": "1",
     "x-request-id": randomUUID(),
+    "x-content-type-options": "nosniff",
     connection: "close"
   })
   response.end(unavailable)
@@ -50,6 +51,7 @@ const clientErrorAnswer = (code: string | undefined) => {
     "content-type: application/json",
     `content-length: ${Buffer.byteLength(body)}`,
     `x-request-id: ${randomUUID()}`,
+    "x-content-type-options: nosniff",
     "connection: close",
     "",
     body

@@ -3,44 +3,60 @@ import { Effect, Schema } from "effect"
 
 export class StoredAnswer extends Schema.Class<StoredAnswer>("StoredAnswer")({
   request_sha256: Schema.String,
-  status: Schema.NullOr(Schema.Number),
-  body: Schema.NullOr(Schema.String),
-  content_type: Schema.NullOr(Schema.String)
+  status: Schema.Number,
+  body: Schema.String,
+  content_type: Schema.String
 }) {}
 
-/** Idempotency keys and the answers kept under them (see migration 0008). */
+/** An answer to keep under a key: the request it answers (its digest), and the status and body sent. */
+export interface KeptAnswer {
+  readonly digest: string
+  readonly status: number
+  readonly body: string
+  readonly contentType: string
+}
+
+/**
+ * Idempotency keys and the answers kept under them (see migration 0008). Every statement here runs in the
+ * transaction of the keyed request (see `Idempotency.once`).
+ */
 export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Idempotency/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     /**
-     * Claims a key for a request, atomically: true when this request is the first under the key (an expired key
-     * is deleted first, so it can be claimed again).
+     * Takes the key for the rest of the transaction; false when another transaction holds it (a request under the
+     * key is running). A transaction-level advisory lock: PostgreSQL releases it when the transaction ends in any
+     * way (commit, rollback, a lost connection, a terminated backend, a killed process), so a key is never left
+     * taken by a request that no longer runs.
      */
-    const claim = (credential: string, key: string, digest: string, expiredBefore: string) =>
-      Effect.gen(function* () {
-        yield* sql`delete from idempotency_keys
-          where credential = ${credential} and key = ${key} and created_at < ${expiredBefore}::timestamptz`
-        const rows = yield* sql`insert into idempotency_keys (credential, key, request_sha256)
-          values (${credential}, ${key}, ${digest}) on conflict do nothing returning 1 as claimed`
-        return rows.length === 1
-      }).pipe(Effect.orDie)
+    const take = (credential: string, key: string) =>
+      sql<{
+        taken: boolean
+      }>`select pg_try_advisory_xact_lock(hashtextextended(${`${credential}\n${key}`}, 0)) as taken`.pipe(
+        Effect.map((rows) => rows[0]?.taken === true),
+        Effect.orDie
+      )
 
-    const find = (credential: string, key: string) =>
+    /**
+     * The answer kept under a key since `notBefore`. Rows without an answer are claims an earlier version of the
+     * service made before running a request; under the lock, no request holds them, so they count as absent.
+     */
+    const find = (credential: string, key: string, notBefore: string) =>
       SqlSchema.findOne({
         Request: Schema.Void,
         Result: StoredAnswer,
         execute: () => sql`select request_sha256, status, body, content_type from idempotency_keys
-          where credential = ${credential} and key = ${key}`
+          where credential = ${credential} and key = ${key} and status is not null
+            and created_at >= ${notBefore}::timestamptz`
       })(undefined).pipe(Effect.orDie)
 
-    const keep = (credential: string, key: string, answer: { status: number; body: string; contentType: string }) =>
-      sql`update idempotency_keys set status = ${answer.status}, body = ${answer.body},
-          content_type = ${answer.contentType}
-        where credential = ${credential} and key = ${key}`.pipe(Effect.asVoid, Effect.orDie)
-
-    const release = (credential: string, key: string) =>
-      sql`delete from idempotency_keys where credential = ${credential} and key = ${key}`.pipe(
+    /** Keeps an answer under a key, replacing an expired one (or a claim without an answer). */
+    const keep = (credential: string, key: string, answer: KeptAnswer) =>
+      sql`insert into idempotency_keys (credential, key, request_sha256, status, body, content_type)
+        values (${credential}, ${key}, ${answer.digest}, ${answer.status}, ${answer.body}, ${answer.contentType})
+        on conflict (credential, key) do update set request_sha256 = excluded.request_sha256,
+          status = excluded.status, body = excluded.body, content_type = excluded.content_type, created_at = now()`.pipe(
         Effect.asVoid,
         Effect.orDie
       )
@@ -52,6 +68,6 @@ export class IdempotencyRepo extends Effect.Service<IdempotencyRepo>()("Idempote
         Effect.orDie
       )
 
-    return { claim, find, keep, release, pruneBefore }
+    return { take, find, keep, pruneBefore }
   })
 }) {}

@@ -140,14 +140,18 @@ const make = Effect.gen(function* () {
  */
 export const CheapPasswordHashesForTests = Layer.succeed(PasswordHashParameters, { N: 2 ** 10, r: 8, p: 1 })
 
+/** The whole service on 127.0.0.1 with a free port, on `database` (a test may put something in between). */
+export const testServerOn = (database: typeof TestDatabaseLive) =>
+  Layer.effect(TestApp, make).pipe(
+    Layer.provideMerge(HttpServerLive({ port: 0, host: "127.0.0.1" })),
+    Layer.provideMerge(database),
+    Layer.provideMerge(CheapPasswordHashesForTests),
+    // Access log lines for every test request would drown the output; warnings and errors still show.
+    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  )
+
 /** The whole service on 127.0.0.1 with a free port, on a fresh database. */
-export const TestServerLive = Layer.effect(TestApp, make).pipe(
-  Layer.provideMerge(HttpServerLive({ port: 0, host: "127.0.0.1" })),
-  Layer.provideMerge(TestDatabaseLive),
-  Layer.provideMerge(CheapPasswordHashesForTests),
-  // Access log lines for every test request would drown the output; warnings and errors still show.
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-)
+export const TestServerLive = testServerOn(TestDatabaseLive)
 
 /** GET with an API key (X-API-Key): the status and the parsed JSON body. */
 export const getWithKey = (path: string, key: string) =>

@@ -1,0 +1,126 @@
+import { SqlClient } from "@effect/sql"
+import { assert, layer } from "@effect/vitest"
+import { Duration, Effect, Fiber, Random, Schedule } from "effect"
+import { DatabaseFaults, FaultyServerLive, onPostgres } from "./support/DatabaseFaults.js"
+import { TestApp } from "./support/TestServer.js"
+
+/** Keyed edits sent while the database connections break, how many run at once, and how many breaks at most. */
+const EDITS = 24
+const CONCURRENCY = 4
+const BREAKS = 12
+
+interface Answer {
+  readonly status: number
+  readonly requestId: string | null
+  readonly contentType: string | null
+  readonly replayed: boolean
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field in the assertions.
+  readonly body: any
+}
+
+const marker = (edit: number) => `[e${edit}]`
+const keyOf = (edit: number) => `fault-edit-${edit}`
+/** Each edit appends its marker to the one paragraph: applied twice, the marker would be there twice. */
+const editOf = (edit: number) => ({ replacements: [{ find: "</p>", replace: ` ${marker(edit)}</p>` }] })
+
+/** One keyed PATCH; a connection that ends without an answer is a failure of the test. */
+const send = (key: string, id: number, edit: number) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
+      method: "PATCH",
+      headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": keyOf(edit) },
+      body: JSON.stringify(editOf(edit))
+    })
+    const text = yield* Effect.promise(() => res.text())
+    return {
+      status: res.status,
+      requestId: res.headers.get("x-request-id"),
+      contentType: res.headers.get("content-type"),
+      replayed: res.headers.get("idempotent-replayed") === "true",
+      body: JSON.parse(text)
+    } satisfies Answer
+  })
+
+/** Every answer is a success or an `Error` body, JSON, with its request id; a 5xx says to retry with the key. */
+const assertRealAnswer = (answer: Answer) => {
+  assert.isNotNull(answer.requestId, JSON.stringify(answer))
+  assert.match(answer.contentType ?? "", /^application\/json/)
+  if (answer.status === 200) {
+    assert.isObject(answer.body.data)
+    return
+  }
+  assert.isString(answer.body.error, JSON.stringify(answer))
+  assert.isString(answer.body.message)
+  // No request under these keys ever runs twice at once, and each key has one request: nothing else is possible.
+  assert.isAtLeast(answer.status, 500, JSON.stringify(answer.body))
+  assert.include(answer.body.message, "Idempotency-Key")
+  assert.include(answer.body.message, answer.requestId!)
+}
+
+/** A statement of the test's own, retried while the service's pool replaces the connections that were broken. */
+const settled = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  effect.pipe(Effect.retry({ times: 50, schedule: Schedule.spaced(Duration.millis(20)) }), Effect.orDie)
+
+layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
+  it.effect(
+    `keyed edits while ${onPostgres ? "backends are terminated" : "the database connection is closed"}: each applied once, each answerable by its key, no key stuck, every answer real`,
+    () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const faults = yield* DatabaseFaults
+        const sql = yield* SqlClient.SqlClient
+        const { accountId, key } = yield* app.makeAccount()
+        const id = yield* app.makeArticle(yield* app.makeSite(accountId), { body: "<p>Start.</p>" })
+
+        // The faults: up to BREAKS times, at random moments a few milliseconds apart, while the edits run.
+        let sending = true
+        const breaker = yield* Effect.gen(function* () {
+          let broken = 0
+          for (let i = 0; i < BREAKS && sending; i++) {
+            yield* Effect.sleep(Duration.millis(yield* Random.nextIntBetween(2, 40)))
+            broken += yield* faults.breakConnections
+          }
+          return broken
+        }).pipe(Effect.fork)
+        const first = yield* Effect.forEach(
+          Array.from({ length: EDITS }, (_, edit) => edit),
+          (edit) => send(key, id, edit),
+          { concurrency: CONCURRENCY }
+        )
+        sending = false
+        const broken = yield* Fiber.join(breaker)
+        assert.isAbove(broken, 0, "no connection was broken")
+        for (const answer of first) assertRealAnswer(answer)
+
+        // What the faults let through: the edits whose change committed.
+        const [before] = yield* settled(sql<{ body: string }>`select body from articles where id = ${id}`)
+        const committed = (edit: number) => before!.body.includes(marker(edit))
+        for (let edit = 0; edit < EDITS; edit++) {
+          if (first[edit]!.status === 200) assert.isTrue(committed(edit), `edit ${edit} was answered 200`)
+        }
+
+        // Each edit retried with its key until it is answered: a committed one replays, any other runs now.
+        for (let edit = 0; edit < EDITS; edit++) {
+          let retry = yield* send(key, id, edit)
+          for (let attempt = 0; attempt < 20 && retry.status >= 500; attempt++) {
+            assertRealAnswer(retry)
+            retry = yield* send(key, id, edit)
+          }
+          assert.strictEqual(retry.status, 200, `edit ${edit}: ${JSON.stringify(retry.body)}`)
+          assert.strictEqual(retry.replayed, committed(edit), `edit ${edit} replayed`)
+        }
+
+        const [after] = yield* settled(sql<{ body: string }>`select body from articles where id = ${id}`)
+        for (let edit = 0; edit < EDITS; edit++) {
+          assert.strictEqual(after!.body.split(marker(edit)).length, 2, `edit ${edit} applied once: ${after!.body}`)
+        }
+        const [counts] = yield* settled(sql<{ revisions: number; keys: number; quota: number }>`select
+            (select count(*)::int from article_revisions where article_id = ${id}) as revisions,
+            (select count(*)::int from idempotency_keys where key like 'fault-edit-%') as keys,
+            (select coalesce(sum(count), 0)::int from edit_counters where account_id = ${accountId}) as quota`)
+        assert.deepStrictEqual(counts, { revisions: EDITS, keys: EDITS, quota: EDITS })
+      }),
+    { timeout: 120_000 }
+  )
+})
