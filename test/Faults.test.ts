@@ -1,3 +1,4 @@
+// @tags: engine runtime
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Random, Schedule } from "effect"
