@@ -52,16 +52,25 @@ interface PlanNode {
   readonly Plans?: ReadonlyArray<PlanNode>
 }
 
-/** Every node of a plan that reads a table of the call log, with the index it reads it through. */
+/**
+ * Every node of a plan that reads a table of the call log, with the index it reads it through, and whether its rows
+ * are sorted on their way to the nearest Limit above it (rather than read in order, so that the read stops there).
+ */
 const logScans = (plan: unknown) => {
-  const scans: Array<{ relation: string; node: string; index: string | undefined }> = []
-  const visit = (node: PlanNode) => {
+  const scans: Array<{ relation: string; node: string; index: string | undefined; sortedBelowLimit: boolean }> = []
+  const visit = (node: PlanNode, sorted: boolean) => {
+    const sortedHere = node["Node Type"] === "Limit" ? false : sorted || node["Node Type"] === "Sort"
     if (node["Relation Name"]?.startsWith("audit_log") === true) {
-      scans.push({ relation: node["Relation Name"], node: node["Node Type"], index: node["Index Name"] })
+      scans.push({
+        relation: node["Relation Name"],
+        node: node["Node Type"],
+        index: node["Index Name"],
+        sortedBelowLimit: sortedHere
+      })
     }
-    for (const child of node.Plans ?? []) visit(child)
+    for (const child of node.Plans ?? []) visit(child, sortedHere)
   }
-  for (const root of plan as ReadonlyArray<{ readonly Plan: PlanNode }>) visit(root.Plan)
+  for (const root of plan as ReadonlyArray<{ readonly Plan: PlanNode }>) visit(root.Plan, false)
   return scans
 }
 
@@ -177,7 +186,7 @@ layer(TestServerLive)("the call log's day partitions", (it) => {
   })
 
   describe("reads", () => {
-    it.effect("the activity pages' reads scan only the partitions of their days, each through its index", () =>
+    it.effect("the activity pages' reads scan only the partitions of their days, each through its index in order", () =>
       Effect.gen(function* () {
         const now = Date.now()
         yield* TestClock.setTime(now)
@@ -202,6 +211,8 @@ layer(TestServerLive)("the call log's day partitions", (it) => {
           )
           for (const scan of scans) {
             assert.strictEqual(scan.index, `${scan.relation}_${index}`, JSON.stringify(scan))
+            // Read in the index's order (partitions in order, or merged), so that the read stops at the page.
+            assert.isFalse(scan.sortedBelowLimit, JSON.stringify(scan))
           }
         }
         expectPartitions(
@@ -238,6 +249,59 @@ layer(TestServerLive)("the call log's day partitions", (it) => {
           keptDays.slice(-3).reverse()
         )
       }).pipe(Effect.provide(AuditRepo.Default))
+    )
+
+    it.effect(
+      "a page read from the last week alone is the page read from every day kept, also when a change older than the week comes between",
+      () =>
+        Effect.gen(function* () {
+          const now = Date.now()
+          yield* TestClock.setTime(now)
+          const sql = yield* SqlClient.SqlClient
+          const app = yield* TestApp
+          const audit = yield* AuditLog
+          const repo = yield* AuditRepo
+          const { accountId } = yield* app.makeAccount()
+          const article = yield* app.makeArticle(yield* app.makeSite(accountId))
+          const call = (ago: number) =>
+            audit.record(
+              entry(new Date(now - ago).toISOString(), {
+                account_id: accountId,
+                article_id: article,
+                path: `/ago/${ago}`
+              })
+            )
+          for (const hours of [1, 2, 3]) yield* call(hours * 3_600_000)
+          yield* call(8 * DAY)
+          yield* sql`insert into article_revisions (article_id, number, origin, reason, body, created_at)
+          values (${article}, 1, 'editor', 'ten days ago', '<p>x</p>', ${new Date(now - 10 * DAY).toISOString()})`
+          const kept = yield* audit.daysKept
+          for (const [limit, offset] of [
+            [3, 0],
+            [4, 0],
+            [5, 0],
+            [2, 2]
+          ] as const) {
+            const page = { limit, offset }
+            assert.deepStrictEqual(
+              yield* audit.activityOfAccount(accountId, page),
+              yield* repo.activityOfAccount(accountId, { ...page, days: kept }),
+              `account, limit ${limit}, offset ${offset}`
+            )
+            assert.deepStrictEqual(
+              yield* audit.activityOfArticle(article, page),
+              yield* repo.activityOfArticle(article, { ...page, days: kept }),
+              `article, limit ${limit}, offset ${offset}`
+            )
+          }
+          // The fourth line is the call of eight days ago, not the change of ten days ago that the last week's read
+          // alone would put there.
+          const four = yield* audit.activityOfAccount(accountId, { limit: 4, offset: 0 })
+          assert.deepStrictEqual(
+            four.map((row) => row.path),
+            ["/ago/3600000", "/ago/7200000", "/ago/10800000", `/ago/${8 * DAY}`]
+          )
+        }).pipe(Effect.provide(AuditRepo.Default))
     )
 
     it.effect("a range with a day that has no partition also reads the default partition, so no call is missed", () =>
