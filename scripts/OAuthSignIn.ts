@@ -8,7 +8,8 @@ interface Reply {
   readonly location: string | undefined
 }
 
-const makeBrowser = (origin: string) => {
+/** A browser of its own: a cookie jar, and redirects read rather than followed. */
+export const makeBrowser = (origin: string) => {
   const jar = new Map<string, string>()
   const send = async (target: string, init: RequestInit = {}): Promise<Reply> => {
     const headers = new Headers(init.headers)
@@ -43,7 +44,8 @@ const expectStatus = (step: string, reply: Reply, status: number) => {
   }
 }
 
-const hiddenField = (page: string, name: string) => {
+/** The value of a form's hidden field on an HTML page. */
+export const hiddenField = (page: string, name: string) => {
   const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(page)
   if (match === null) throw new Error(`no hidden field ${name} on the page`)
   return match[1]!

@@ -29,7 +29,7 @@ import { isDeepStrictEqual } from "node:util"
 import autocannon from "autocannon"
 import type pg from "pg"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, databaseUrl, freePort, withClient } from "./Support.js"
+import { adminUrl, cpuMs, databaseUrl, freePort, withClient } from "./Support.js"
 
 /** The website the load runs use. */
 const MAIN_SIZE = 100_000
@@ -278,17 +278,6 @@ const tally = (label: string, target: Target): Tally => ({
   latencies: [],
   cpu: { node: 0, postgres: 0 }
 })
-
-const cpuMs = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    // utime and stime (fields 14 and 15) in clock ticks of 10 ms; the command name before them may hold spaces.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return undefined
-  }
-}
 
 /** CPU used so far by the server and by each of its database backends. */
 const cpuSnapshot = async (target: Target) => {

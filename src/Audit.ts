@@ -1,6 +1,7 @@
 import { Chunk, Clock, Context, Duration, Effect, Queue } from "effect"
-import { type AuditEntry, AuditRepo } from "./Audit/Repo.js"
+import { type ActivityQuery, type AuditEntry, AuditRepo, type Days } from "./Audit/Repo.js"
 import { AppConfig } from "./Config.js"
+import { toCalendarDate } from "./Domain/Dates.js"
 
 /**
  * How long a read's entry may wait before its batch is written. The contract allows 250 ms; the rest is room for
@@ -11,6 +12,43 @@ export const READ_BATCH_DELAY = Duration.millis(200)
 const READ_QUEUE_CAPACITY = 10_000
 /** Rows per insert statement: 12 parameters a row stays well under PostgreSQL's 65,535 per statement. */
 const ROWS_PER_INSERT = 1_000
+
+const DAY_MS = 86_400_000
+/** Days ahead of today that have their partition of the log ready, so that a call never waits for one. */
+export const DAYS_AHEAD = 7
+/**
+ * Days an activity page reads first. Planning a read costs about as much per day partition as the read itself
+ * costs in all (a tenth of a millisecond or more each, against a few for the whole page), so a page is first read
+ * from the last week's partitions alone, and from all the days kept only when those do not fill it.
+ */
+const RECENT_DAYS = 7
+
+/** Rows moved from the table of before day partitions per transaction. */
+const MOVE_BATCH = 50_000
+
+/** The report of calls that were found in the default partition, for the log and `cbs audit prune`. */
+export const unpartitionedLine = (days: Maintenance["unpartitioned"]) => {
+  const calls = days.reduce((sum, row) => sum + row.calls, 0)
+  return `${calls} call${calls === 1 ? " was" : "s were"} recorded for days that had no partition of the call log (${days
+    .map((row) => `${row.day}: ${row.calls}`)
+    .join(", ")}); they were in the default partition and now are in their days' partitions.`
+}
+
+type ActivityOptions = Omit<ActivityQuery, "days">
+
+/** What a round of maintenance of the log's partitions did. */
+export interface Maintenance {
+  /** Days whose partition was added. */
+  readonly added: ReadonlyArray<string>
+  /** Calls found in the default partition (days that had no partition), by day; each day now has its partition. */
+  readonly unpartitioned: ReadonlyArray<{ readonly day: string; readonly calls: number }>
+  /** Days older than the retention period whose partition was dropped. */
+  readonly dropped: ReadonlyArray<string>
+  /** Calls older than the retention period deleted from the default partition. */
+  readonly deleted: number
+  /** The first day kept. */
+  readonly firstKept: string
+}
 
 /** A timer on the process's own clock, whatever clock the caller's requests are timed with. */
 const liveSleep = (duration: Duration.Duration) => Effect.withClock(Effect.sleep(duration), Clock.make())
@@ -94,20 +132,100 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
       return check
     })
 
-    /** Deletes calls older than the retention period; returns how many. */
-    const prune = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const before = new Date(now - config.auditRetentionDays * 86_400_000).toISOString()
-      return yield* repo.pruneBefore(before)
+    /**
+     * The days the log keeps at `now`: today and the AUDIT_RETENTION_DAYS days before it, whole UTC days (a day goes
+     * when all of it is older than the retention period). Every read of the log is bounded to them.
+     */
+    const daysKept = (now: number): Days => ({
+      from: toCalendarDate(new Date(now - config.auditRetentionDays * DAY_MS)),
+      to: toCalendarDate(new Date(now))
     })
+
+    /**
+     * An activity page, read from the last RECENT_DAYS days' partitions when they fill it, else from all the days
+     * kept. The recent read is the page exactly when it is full and its oldest row lies within those days (a change,
+     * which is not bounded by days, may be older: then a call of an earlier day might belong before it).
+     */
+    const activityPage = <A extends { readonly at: string }>(
+      options: ActivityOptions,
+      read: (query: ActivityQuery) => Effect.Effect<ReadonlyArray<A>>
+    ) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const kept = daysKept(now)
+        const recent = toCalendarDate(new Date(now - (RECENT_DAYS - 1) * DAY_MS))
+        if (recent > kept.from) {
+          const rows = yield* read({ ...options, days: { from: recent, to: kept.to } })
+          const oldest = rows.at(-1)
+          if (rows.length === options.limit && oldest !== undefined && oldest.at >= `${recent}T00:00:00Z`) return rows
+        }
+        return yield* read({ ...options, days: kept })
+      })
+
+    /**
+     * One round of upkeep of the log's day partitions at the clock's now: adds yesterday's to a week ahead's,
+     * gives the days of any rows in the default partition their partition (moving the rows there; the caller
+     * reports them: they mean calls were made for a day without one), and drops the partitions of the days before
+     * the retention period (and deletes such rows from the default partition).
+     */
+    const maintain = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const kept = daysKept(now)
+      const unpartitioned = yield* repo.defaultDays
+      const wanted = [
+        ...Array.from({ length: DAYS_AHEAD + 2 }, (_, i) => toCalendarDate(new Date(now + (i - 1) * DAY_MS))),
+        ...unpartitioned.map((row) => row.day).filter((day) => day >= kept.from)
+      ]
+      const existing = new Set(yield* repo.days)
+      const added: Array<string> = []
+      for (const day of [...new Set(wanted)].sort()) {
+        if (existing.has(day)) continue
+        yield* repo.addDay(day)
+        added.push(day)
+      }
+      const dropped = yield* repo.dropDaysBefore(kept.from)
+      const deleted = yield* repo.deleteBefore(kept.from)
+      return { added, unpartitioned, dropped, deleted, firstKept: kept.from } satisfies Maintenance
+    })
+
+    /**
+     * Moves the rows of the table from before day partitions (migrations/0011_audit_log_by_day.sql) into their
+     * days, newest day first, `MOVE_BATCH` rows a transaction, and drops that table once it is empty. Writers are
+     * never held up: new calls already go to the partitioned log. Returns how many rows moved.
+     */
+    const convert = (progress: (moved: number) => Effect.Effect<void> = () => Effect.void) =>
+      Effect.gen(function* () {
+        if (!(yield* repo.unpartitionedPresent)) return 0
+        let moved = 0
+        const existing = new Set(yield* repo.days)
+        for (;;) {
+          const day = yield* repo.unpartitionedNewestDay
+          if (day === null) break
+          if (!existing.has(day)) {
+            yield* repo.addDay(day)
+            existing.add(day)
+          }
+          const n = yield* repo.moveUnpartitioned(day, MOVE_BATCH)
+          moved += n
+          yield* progress(moved)
+        }
+        yield* repo.dropUnpartitioned
+        return moved
+      })
 
     return {
       record,
       recordRead,
       readsWritten,
-      prune,
-      activityOfArticle: repo.activityOfArticle,
-      activityOfAccount: repo.activityOfAccount,
+      maintain,
+      convert,
+      daysKept: Effect.map(Clock.currentTimeMillis, daysKept),
+      /** An article's calls within the days kept and its changes, newest first. */
+      activityOfArticle: (articleId: number, options: ActivityOptions) =>
+        activityPage(options, (query) => repo.activityOfArticle(articleId, query)),
+      /** An account's calls within the days kept and its changes, newest first. */
+      activityOfAccount: (accountId: number, options: ActivityOptions) =>
+        activityPage(options, (query) => repo.activityOfAccount(accountId, query)),
       retentionDays: config.auditRetentionDays
     }
   })

@@ -7,6 +7,7 @@ import { FeaturedImages } from "./Articles/FeaturedImages.js"
 import { ArticlesHttpLive } from "./Articles/Http.js"
 import { Articles } from "./Articles.js"
 import { CallLogLive } from "./Audit/CallLog.js"
+import { CallLogUpkeepLive } from "./Audit/Upkeep.js"
 import { AuditLog } from "./Audit.js"
 import { Accounts } from "./Auth/Accounts.js"
 import { ApiKeys } from "./Auth/ApiKeys.js"
@@ -97,7 +98,8 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
       HealthRoutesLive,
       OAuthRoutesLive,
       McpRoutesLive(deriveTools(Api)),
-      WebPagesLive
+      WebPagesLive,
+      CallLogUpkeepLive
     ]),
     Layer.provide(ApiLive),
     Layer.provideMerge(MediaLive),

@@ -271,50 +271,54 @@ layer(TestServerLive)("the call log", (it) => {
   })
 
   describe("retention and failures", () => {
-    it.effect("AuditLog.prune deletes entries older than 90 days before the clock's now and keeps newer ones", () =>
-      Effect.gen(function* () {
-        // A "now" far from the wall clock, so that pruning relative to the real time would show.
-        const now = Date.parse("2021-06-01T00:00:00Z")
-        yield* TestClock.setTime(now)
-        const sql = yield* SqlClient.SqlClient
-        const app = yield* TestApp
-        const { accountId } = yield* app.makeAccount()
-        const day = 86_400_000
-        const ages = {
-          old: 200 * day,
-          justOver: 90 * day + 1000,
-          justUnder: 90 * day - 1000,
-          recent: day
-        }
-        const insert = (accountId: AccountId, age: number) =>
-          sql<{ id: number }>`insert into audit_log ${sql.insert({
-            at: new Date(now - age).toISOString(),
-            account_id: accountId,
-            origin: "API",
-            method: "GET",
-            path: "/api/v1/sites",
-            status: 200,
-            duration_ms: 1
-          })} returning id`.pipe(
-            Effect.map((rows) => rows[0]!.id),
-            Effect.orDie
+    it.effect(
+      "AuditLog.maintain deletes the days before the 90 days kept at the clock's now and keeps the days within them",
+      () =>
+        Effect.gen(function* () {
+          // A "now" far from the wall clock, so that pruning relative to the real time would show.
+          const now = Date.parse("2021-06-01T00:00:00Z")
+          yield* TestClock.setTime(now)
+          const sql = yield* SqlClient.SqlClient
+          const app = yield* TestApp
+          const { accountId } = yield* app.makeAccount()
+          const day = 86_400_000
+          const ages = {
+            old: 200 * day,
+            justOver: 90 * day + 1000,
+            justUnder: 90 * day - 1000,
+            recent: day
+          }
+          const insert = (accountId: AccountId, age: number) =>
+            sql<{ id: number }>`insert into audit_log ${sql.insert({
+              at: new Date(now - age).toISOString(),
+              account_id: accountId,
+              origin: "API",
+              method: "GET",
+              path: "/api/v1/sites",
+              status: 200,
+              duration_ms: 1
+            })} returning id`.pipe(
+              Effect.map((rows) => rows[0]!.id),
+              Effect.orDie
+            )
+          const ids = {
+            old: yield* insert(accountId, ages.old),
+            justOver: yield* insert(accountId, ages.justOver),
+            justUnder: yield* insert(accountId, ages.justUnder),
+            recent: yield* insert(accountId, ages.recent)
+          }
+          const done = yield* Effect.flatMap(AuditLog, (audit) => audit.maintain)
+          // Now is midnight: the day kept first is 2021-03-03, so "just over" (23:59:59 the day before) goes.
+          assert.strictEqual(done.firstKept, "2021-03-03")
+          assert.isAtLeast(done.deleted, 2)
+          const left = yield* sql<{
+            id: number
+          }>`select id from audit_log where account_id = ${accountId} order by id`.pipe(Effect.orDie)
+          assert.deepStrictEqual(
+            left.map((row) => row.id),
+            [ids.justUnder, ids.recent]
           )
-        const ids = {
-          old: yield* insert(accountId, ages.old),
-          justOver: yield* insert(accountId, ages.justOver),
-          justUnder: yield* insert(accountId, ages.justUnder),
-          recent: yield* insert(accountId, ages.recent)
-        }
-        const deleted = yield* Effect.flatMap(AuditLog, (audit) => audit.prune)
-        assert.isAtLeast(deleted, 2)
-        const left = yield* sql<{
-          id: number
-        }>`select id from audit_log where account_id = ${accountId} order by id`.pipe(Effect.orDie)
-        assert.deepStrictEqual(
-          left.map((row) => row.id),
-          [ids.justUnder, ids.recent]
-        )
-      })
+        })
     )
 
     it.effect(

@@ -325,7 +325,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
         const article = yield* app.makeArticle(site)
         for (let i = 0; i < 51; i++) {
           yield* sql`insert into audit_log ${sql.insert({
-            at: sql`${new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()}::timestamptz`,
+            at: sql`${new Date(Date.now() - 2 * 3_600_000 + i * 60_000).toISOString()}::timestamptz`,
             account_id: accountId,
             origin: i % 2 === 0 ? "API" : "MCP",
             method: "GET",

@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { Statement } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { RevisionOrigin } from "../Articles/RevisionsRepo.js"
-import { rfc3339 } from "../SqlFormats.js"
+import { rfc3339, withinUtcDays } from "../SqlFormats.js"
 
 export const AuditEntry = Schema.Struct({
   at: Schema.String,
@@ -47,6 +48,27 @@ export class AccountActivityRow extends Schema.Class<AccountActivityRow>("Accoun
   article_title: Schema.NullOr(Schema.String)
 }) {}
 
+/** Inclusive UTC days (`YYYY-MM-DD`): the calls a read looks at. Every read of the log is bounded to days. */
+export interface Days {
+  readonly from: string
+  readonly to: string
+}
+
+/** What an activity page asks for, within its days. */
+export interface ActivityQuery {
+  readonly days: Days
+  readonly origin?: string | undefined
+  readonly limit: number
+  readonly offset: number
+}
+
+const DayCalls = Schema.Struct({ day: Schema.String, calls: Schema.Number })
+
+/** The old table's rows, as the migration to day partitions left them (see migrations/0011_audit_log_by_day.sql). */
+const UNPARTITIONED = "audit_log_unpartitioned"
+const COLUMNS =
+  "id, at, account_id, api_key_id, user_id, origin, method, path, tool, article_id, status, duration_ms, request_id"
+
 export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -63,49 +85,54 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
     const insertAll = (entries: ReadonlyArray<AuditEntry>) =>
       sql`insert into audit_log ${sql.insert(entries.map(rowOf))}`.pipe(Effect.asVoid)
 
+    /** The origin filter of an activity page, on one branch of its union. */
+    const originIs = (column: string, options: ActivityQuery) =>
+      options.origin === undefined ? sql`true` : sql`${sql(column)} = ${options.origin}`
+
+    // Each branch of an activity page takes its own newest `offset + limit` rows before they are merged, so that the
+    // calls are read along the index of every day partition in order (a Merge Append that stops after the page)
+    // rather than all of an account's calls sorted: the page costs the same at a hundred thousand calls as at ten
+    // million. The page is the newest of those.
+
     // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
     // Only the calls of the article's own account: another account's refused attempt would name its key here.
-    const activityOfArticle = (
-      articleId: number,
-      options: { readonly origin?: string | undefined; readonly limit: number; readonly offset: number }
-    ) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: ActivityRow,
-        execute: () => sql`
+    const articleActivity = (articleId: number, options: ActivityQuery) => sql`
           select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.origin, x.method, x.path, x.tool, x.status,
             x.revision, x.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix
           from (
-            select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
+            (select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
               null::integer as revision, null::text as reason, a.user_id, a.api_key_id, a.id as seq
             from audit_log a
-            where a.article_id = ${articleId}
+            where a.article_id = ${articleId} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
               and a.account_id = (select s.account_id from articles ar join sites s on s.id = ar.site_id
                 where ar.id = ${articleId})
+              and ${originIs("a.origin", options)}
+            order by a.at desc, a.id desc
+            limit ${options.offset + options.limit})
             union all
-            select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
+            (select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
               r.user_id, r.api_key_id, r.id
             from article_revisions r
-            where r.article_id = ${articleId} and r.origin in ('editor', 'rewrite')
+            where r.article_id = ${articleId} and r.origin in ('editor', 'rewrite') and ${originIs("r.origin", options)}
+            order by r.created_at desc, r.id desc
+            limit ${options.offset + options.limit})
           ) x
           left join users u on u.id = x.user_id
           left join api_keys k on k.id = x.api_key_id
-          where ${options.origin === undefined ? sql`true` : sql`x.origin = ${options.origin}`}
           order by x.at desc, x.seq desc
           limit ${options.limit} offset ${options.offset}`
+
+    const activityOfArticle = (articleId: number, options: ActivityQuery) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: ActivityRow,
+        execute: () => articleActivity(articleId, options)
       })(undefined).pipe(Effect.orDie)
 
     // Calls follow audit_log_account_at_idx; changes go from the account's sites (sites_account_id_idx) to their
     // articles (articles_site_published_idx) to their revisions (article_revisions_article_number_key). An article
     // is named only when it is the account's own.
-    const activityOfAccount = (
-      accountId: number,
-      options: { readonly origin?: string | undefined; readonly limit: number; readonly offset: number }
-    ) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: AccountActivityRow,
-        execute: () => sql`
+    const accountActivity = (accountId: number, options: ActivityQuery) => sql`
           with own as (
             select ar.id, ar.title from articles ar join sites s on s.id = ar.site_id where s.account_id = ${accountId}
           )
@@ -113,35 +140,151 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
             x.revision, x.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix,
             x.article_id, own.id is not null as own_article, own.title as article_title
           from (
-            select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
+            (select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
               null::integer as revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
-            from audit_log a where a.account_id = ${accountId}
+            from audit_log a
+            where a.account_id = ${accountId} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
+              and ${originIs("a.origin", options)}
+            order by a.at desc, a.id desc
+            limit ${options.offset + options.limit})
             union all
-            select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
+            (select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
               r.user_id, r.api_key_id, r.article_id, r.id
             from article_revisions r
             where r.article_id in (select id from own) and r.origin in ('editor', 'rewrite')
+              and ${originIs("r.origin", options)}
+            order by r.created_at desc, r.id desc
+            limit ${options.offset + options.limit})
           ) x
           left join own on own.id = x.article_id
           left join users u on u.id = x.user_id
           left join api_keys k on k.id = x.api_key_id
-          where ${options.origin === undefined ? sql`true` : sql`x.origin = ${options.origin}`}
           order by x.at desc, x.seq desc
           limit ${options.limit} offset ${options.offset}`
+
+    const activityOfAccount = (accountId: number, options: ActivityQuery) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: AccountActivityRow,
+        execute: () => accountActivity(accountId, options)
       })(undefined).pipe(Effect.orDie)
 
-    const pruneBefore = (before: string) =>
-      SqlSchema.single({
-        Request: Schema.Void,
-        Result: Schema.Struct({ deleted: Schema.Number }),
-        execute: () => sql`
-          with gone as (delete from audit_log where at < ${before}::timestamptz returning 1)
-          select count(*) as deleted from gone`
-      })(undefined).pipe(
-        Effect.map((row) => row.deleted),
+    /** PostgreSQL's plan for a statement, as JSON (`EXPLAIN (FORMAT JSON)`), run with the statement's own values. */
+    const explain = (statement: Statement<unknown>) =>
+      Effect.suspend(() => {
+        const [text, params] = statement.compile()
+        return sql.unsafe<{ "QUERY PLAN": unknown }>(`explain (format json) ${text}`, params)
+      }).pipe(
+        Effect.map((rows) => rows[0]!["QUERY PLAN"]),
         Effect.orDie
       )
 
-    return { insert, insertAll, activityOfArticle, activityOfAccount, pruneBefore }
+    /** Adds the day's partition unless it exists (moving the day's rows out of the default partition); how many moved. */
+    const addDay = (day: string) =>
+      sql<{ moved: number }>`select audit_log_add_day(${day}::date) as moved`.pipe(
+        Effect.map((rows) => rows[0]!.moved),
+        Effect.orDie
+      )
+
+    /** Detaches and drops the day partitions before `firstKept`; their days. */
+    const dropDaysBefore = (firstKept: string) =>
+      sql<{ day: string }>`
+        select to_char(d, 'YYYY-MM-DD') as day from audit_log_drop_days_before(${firstKept}::date) d`.pipe(
+        Effect.map((rows) => rows.map((row) => row.day)),
+        Effect.orDie
+      )
+
+    /**
+     * Deletes the calls before the day `firstKept` that are still there once its earlier day partitions are gone:
+     * rows of the default partition (the plan reads nothing else). How many.
+     */
+    const deleteBefore = (firstKept: string) =>
+      sql<{ deleted: number }>`
+        with gone as (
+          delete from audit_log a where a.at < ${firstKept}::date::timestamp at time zone 'UTC'
+          returning 1
+        )
+        select count(*)::int as deleted from gone`.pipe(
+        Effect.map((rows) => rows[0]!.deleted),
+        Effect.orDie
+      )
+
+    /** The UTC days of the rows in the default partition, with how many each. */
+    const defaultDays = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: DayCalls,
+      execute: () => sql`
+        select to_char((at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, count(*)::int as calls
+        from audit_log_default group by 1 order by 1`
+    })(undefined).pipe(Effect.orDie)
+
+    /** The days that have a partition, in order. */
+    const days = sql<{ day: string }>`
+      select to_char(to_date(substr(c.relname, 11), 'YYYYMMDD'), 'YYYY-MM-DD') as day
+      from pg_inherits i join pg_class c on c.oid = i.inhrelid
+      where i.inhparent = 'audit_log'::regclass and c.relname ~ '^audit_log_[0-9]{8}$'
+      order by 1`.pipe(
+      Effect.map((rows) => rows.map((row) => row.day)),
+      Effect.orDie
+    )
+
+    /** Whether the table from before day partitions still holds rows to move (it is dropped once empty). */
+    const unpartitionedPresent = sql<{ present: boolean }>`
+      select to_regclass(${UNPARTITIONED}) is not null as present`.pipe(
+      Effect.map((rows) => rows[0]!.present),
+      Effect.orDie
+    )
+
+    /** The newest UTC day among the old table's rows, or null when it is empty (along its index on `at`). */
+    const unpartitionedNewestDay = sql<{ day: string | null }>`
+      select to_char((max(at) at time zone 'UTC')::date, 'YYYY-MM-DD') as day from ${sql(UNPARTITIONED)}`.pipe(
+      Effect.map((rows) => rows[0]!.day),
+      Effect.orDie
+    )
+
+    /**
+     * Moves up to `limit` of the day's newest rows from the old table into the log, in one statement: a row is in
+     * exactly one of the two tables at every moment. How many moved.
+     */
+    const moveUnpartitioned = (day: string, limit: number) =>
+      sql<{ moved: number }>`
+        with moved as (
+          delete from ${sql(UNPARTITIONED)} where id in (
+            select id from ${sql(UNPARTITIONED)} a where ${sql.and(withinUtcDays(sql, "a.at", { from: day, to: day }))}
+            order by at desc limit ${limit}
+          )
+          returning ${sql.unsafe(COLUMNS)}
+        ), inserted as (
+          insert into audit_log (${sql.unsafe(COLUMNS)})
+          select ${sql.unsafe(COLUMNS)} from moved
+          returning 1
+        )
+        select count(*)::int as moved from inserted`.pipe(
+        Effect.map((rows) => rows[0]!.moved),
+        Effect.orDie
+      )
+
+    const dropUnpartitioned = sql`drop table if exists ${sql(UNPARTITIONED)}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return {
+      insert,
+      insertAll,
+      activityOfArticle,
+      activityOfAccount,
+      /** The plans of the activity pages' reads, for the tests that hold them to their days' partitions. */
+      plans: {
+        activityOfArticle: (articleId: number, options: ActivityQuery) => explain(articleActivity(articleId, options)),
+        activityOfAccount: (accountId: number, options: ActivityQuery) => explain(accountActivity(accountId, options))
+      },
+      addDay,
+      dropDaysBefore,
+      deleteBefore,
+      defaultDays,
+      days,
+      unpartitionedPresent,
+      unpartitionedNewestDay,
+      moveUnpartitioned,
+      dropUnpartitioned
+    }
   })
 }) {}

@@ -9,7 +9,7 @@ const prune = Command.make("prune", { json: jsonOption }, (args) =>
   )
 ).pipe(
   Command.withDescription(
-    "Delete call-log entries older than AUDIT_RETENTION_DAYS, ended request-limit windows and expired idempotency keys."
+    "Drop the call log's days older than AUDIT_RETENTION_DAYS (a running server also does hourly), and delete ended request-limit windows and expired idempotency keys."
   )
 )
 

@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs"
 import { createServer, type Socket, connect as tcpConnect } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { inject } from "vitest"
 import { embeddedServer, layerEmbeddedClient } from "../../src/Database.js"
-import { TestDatabaseLive } from "./TestDatabase.js"
+import { embeddedTemplateCopy, TestDatabaseLive } from "./TestDatabase.js"
 import { testServerOn } from "./TestServer.js"
 
 /**
@@ -38,8 +36,7 @@ const terminateBackends = Layer.effect(
  * wire (the connection closed under it), and the embedded server rolls back the transaction that connection had open.
  */
 const embeddedBehindRelay = Effect.gen(function* () {
-  const dump = new Blob([readFileSync(inject("embeddedDump"))])
-  const database = yield* embeddedServer({ loadDataDir: dump }).pipe(Effect.orDie)
+  const database = yield* embeddedServer({ dataDir: yield* embeddedTemplateCopy }).pipe(Effect.orDie)
   const pairs = new Set<readonly [Socket, Socket]>()
   const relay = createServer((client) => {
     const upstream = tcpConnect(database.port, database.host)

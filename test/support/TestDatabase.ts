@@ -35,6 +35,19 @@ export const freshPostgresUrl = Effect.gen(function* () {
 })
 
 /**
+ * A data directory holding a copy of the migrated embedded template, removed when the scope closes. Opening a copy on
+ * disk costs about half of loading a dump into memory.
+ */
+export const embeddedTemplateCopy = Effect.gen(function* () {
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => mkdtempSync(join(tmpdir(), "cbs-test-db-"))),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+  cpSync(inject("embeddedTemplate"), join(dir, "pg"), { recursive: true })
+  return join(dir, "pg")
+})
+
+/**
  * A fresh, migrated database for one test file: a copy of the template database on real PostgreSQL
  * (DATABASE_URL), or a copy of the migrated embedded template, removed when the file is done.
  */
@@ -42,12 +55,6 @@ export const TestDatabaseLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const url = yield* freshPostgresUrl
     if (url !== undefined) return layerPostgres(Redacted.make(url), 5)
-    // A copy of the migrated template on disk: opening it costs about half of loading a dump into memory.
-    const dir = yield* Effect.acquireRelease(
-      Effect.sync(() => mkdtempSync(join(tmpdir(), "cbs-test-db-"))),
-      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-    )
-    cpSync(inject("embeddedTemplate"), join(dir, "pg"), { recursive: true })
-    return layerEmbedded({ dataDir: join(dir, "pg") })
+    return layerEmbedded({ dataDir: yield* embeddedTemplateCopy })
   })
 )
