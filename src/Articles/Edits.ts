@@ -237,26 +237,35 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       beforeCommit?: Effect.Effect<void>
     ) => Effect.map(run(context, id, edit, beforeCommit === undefined ? {} : { beforeCommit }), (o) => o.article)
 
-    /** The new content of an edit of any of title, body and meta description. */
-    const fieldsEdit =
-      (fields: {
-        readonly title?: string | undefined
-        readonly body?: string | undefined
-        readonly meta_description?: string | undefined
-      }) =>
-      (current: ArticleRow) =>
-        Effect.gen(function* () {
-          const sanitized = fields.body === undefined ? undefined : yield* canonicalBody(fields.body)
-          return {
-            content: {
-              ...current,
-              title: fields.title === undefined ? current.title : fields.title.trim(),
-              body: sanitized?.html ?? current.body,
-              meta_description: fields.meta_description ?? current.meta_description
-            },
-            sanitized
-          }
-        })
+    /**
+     * The new content of an edit of any of title, body and meta description. The new body does not depend on the
+     * article: it is sanitised once, however often the edit is computed again after another write.
+     */
+    const fieldsEdit = (fields: {
+      readonly title?: string | undefined
+      readonly body?: string | undefined
+      readonly meta_description?: string | undefined
+    }) =>
+      Effect.map(
+        fields.body === undefined
+          ? Effect.succeed<Effect.Effect<SanitizedBody | undefined, ValidationError | DisallowedHtml>>(
+              Effect.succeed(undefined)
+            )
+          : Effect.cached(canonicalBody(fields.body)),
+        (body) => (current: ArticleRow) =>
+          Effect.gen(function* () {
+            const sanitized = yield* body
+            return {
+              content: {
+                ...current,
+                title: fields.title === undefined ? current.title : fields.title.trim(),
+                body: sanitized?.html ?? current.body,
+                meta_description: fields.meta_description ?? current.meta_description
+              },
+              sanitized
+            }
+          })
+      )
 
     /** The new content of a PATCH: title, meta description and in-order replacements on the canonical body. */
     const patchEdit = (payload: PatchArticlePayload) => (current: ArticleRow) =>
@@ -304,7 +313,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
 
     /** Any of title, body and meta description in one change (one revision): the editor's save. */
     const edit = (context: EditContext, id: ArticleId, fields: Parameters<typeof fieldsEdit>[0]) =>
-      change(context, id, fieldsEdit(fields))
+      Effect.flatMap(fieldsEdit(fields), (compute) => change(context, id, compute))
 
     /** PUT: a new body (and title). */
     const replace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
@@ -316,7 +325,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
 
     /** A dry run of PUT: the article as it would be saved and a preview of the change; nothing is saved. */
     const previewReplace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
-      run(context, id, fieldsEdit({ title: payload.title, body: payload.body }), { preview: true })
+      Effect.flatMap(fieldsEdit({ title: payload.title, body: payload.body }), (compute) =>
+        run(context, id, compute, { preview: true })
+      )
 
     /** A dry run of PATCH. */
     const previewPatch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
