@@ -25,7 +25,8 @@ const workerModule = () =>
  * serialise (up to a few times, until it settles): on the thread that answers every request, each such write would
  * hold up everyone's requests for that long. Bodies are sanitised in a pool of worker threads, one per core (piscina:
  * a kept-up pool with a queue, cancellation of queued tasks whose request went away, and replacement of a worker
- * that fails), started when the first large body arrives and stopped when idle. Small bodies stay on the thread.
+ * that fails, and a lower priority for its threads), started when the first large body arrives and stopped when
+ * idle. Small bodies stay on the thread.
  */
 export class Sanitizer extends Effect.Service<Sanitizer>()("Articles/Sanitizer", {
   scoped: Effect.gen(function* () {
@@ -37,6 +38,9 @@ export class Sanitizer extends Effect.Service<Sanitizer>()("Articles/Sanitizer",
             minThreads: 0,
             maxThreads: availableParallelism(),
             idleTimeout: 60_000,
+            // The threads run at a lower priority than the one that answers requests: on a busy machine, requests
+            // are answered first and the sanitising waits.
+            niceIncrement: 10,
             // A backstop: the bounds keep a task to a few megabytes.
             resourceLimits: { maxOldGenerationSizeMb: 256 }
           })
