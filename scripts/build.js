@@ -54,7 +54,12 @@ async function bundle() {
   const esbuild = await import("esbuild")
   const result = await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { cbs: "src/main.ts", "build-template": "src/BuildTemplate.ts" },
+    // The sanitiser's worker threads load their own entry point (src/Articles/Sanitizer.ts finds it beside its chunk).
+    entryPoints: {
+      cbs: "src/main.ts",
+      "build-template": "src/BuildTemplate.ts",
+      "sanitize-worker": "src/Articles/SanitizeWorker.ts"
+    },
     bundle: true,
     splitting: true,
     format: "esm",
@@ -65,7 +70,8 @@ async function bundle() {
     // from dist/ as from src/.
     chunkNames: "chunk-[hash]",
     // PGlite loads its WebAssembly and data files from beside its own modules; pg-native is an optional addon of pg.
-    external: ["@electric-sql/*", "pg-native"],
+    // piscina starts its threads from a script of its own, found beside its modules.
+    external: ["@electric-sql/*", "pg-native", "piscina"],
     // Bundled CommonJS packages (pg, …) call require() for Node's own modules.
     banner: {
       js: 'import { createRequire as __cbsCreateRequire } from "node:module"; const require = __cbsCreateRequire(import.meta.url);'

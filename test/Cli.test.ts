@@ -223,6 +223,31 @@ layer(TestLive)("cbs", (it) => {
       })
     )
 
+    it.scoped("import refusals are one cbs: line naming the field: deep JSON, a NUL in an e-mail or a body", () =>
+      Effect.gen(function* () {
+        const email = newEmail()
+        const deep = importFile(email, "T").replace(
+          '"title":"T"',
+          `"title":${"[".repeat(100_000)}${"]".repeat(100_000)}`
+        )
+        const cases = [
+          [deep, "cbs: accounts[0].sites[0].articles[0].title[0]: is nested deeper than 64 levels"],
+          [importFile(`x\u0000${email}`, "T"), "cbs: accounts[0].email: must not contain NUL (U+0000)"],
+          [
+            importFile(email, "T").replace("<p>One two</p>", "<p>One\\u0000two</p>"),
+            "cbs: accounts[0].sites[0].articles[0].body: must not contain NUL (U+0000)"
+          ]
+        ] as const
+        for (const [contents, line] of cases) {
+          const result = yield* cbs("import", yield* withTempFile(contents))
+          assert.isFalse(result.ok)
+          assert.strictEqual(result.stderr, line)
+        }
+        const sql = yield* SqlClient.SqlClient
+        assert.strictEqual((yield* sql`select id from users where email = ${email}`).length, 0)
+      })
+    )
+
     it.effect("import of a missing file fails with one line", () =>
       Effect.gen(function* () {
         const result = yield* cbs("import", join(tmpdir(), "no-such-cbs-file.json"))

@@ -1,4 +1,5 @@
 // @tags: engine runtime
+import { Readable } from "node:stream"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -6,8 +7,10 @@ import { ArticleEdits } from "../src/Articles/Edits.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { verifyPassword } from "../src/Auth/Passwords.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { sanitize } from "../src/Html/Sanitize.js"
 import type { ImportRefused } from "../src/Import/ImportRefused.js"
+import { MAX_RECORD_BYTES } from "../src/Import/JsonPosition.js"
 import { Importer } from "../src/Import.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
@@ -523,6 +526,94 @@ layer(TestLive)("Importer", (it) => {
       Effect.gen(function* () {
         assert.strictEqual(yield* refusal([1, 2]), 'must be an object such as { "accounts": [] }')
         assert.strictEqual(yield* refusal({}), "accounts: is missing")
+      })
+    )
+  })
+
+  describe("an import is as strict and as bounded as the API", () => {
+    it.effect("a NUL anywhere is refused naming the field: an e-mail, a body, a title", () =>
+      Effect.gen(function* () {
+        const site = makeSite()
+        const cases = [
+          [makeAccount({ email: `a\u0000${unique()}@example.com` }), "accounts[0].email"],
+          [
+            makeAccount({
+              sites: [{ ...site, articles: [makeArticle(site.website_url, { body: "<p>a\u0000b</p>" })] }]
+            }),
+            "accounts[0].sites[0].articles[0].body"
+          ],
+          [
+            makeAccount({ sites: [{ ...site, articles: [makeArticle(site.website_url, { title: "a\u0000" })] }] }),
+            "accounts[0].sites[0].articles[0].title"
+          ]
+        ] as const
+        for (const [account, path] of cases) {
+          assert.strictEqual(yield* refusal({ accounts: [account] }), `${path}: must not contain NUL (U+0000)`)
+          // PostgreSQL text cannot hold NUL: the e-mail is looked up without it.
+          assert.strictEqual((yield* snapshot([account.email.replace("\u0000", "")])).accounts.length, 0)
+        }
+      })
+    )
+
+    it.effect("a body over the API's bounds (characters, elements) is refused naming it, with the bound", () =>
+      Effect.gen(function* () {
+        const site = makeSite()
+        for (const [body, words] of [
+          [`<p>${"x".repeat(MAX_BODY_CHARACTERS)}</p>`, `must be at most ${MAX_BODY_CHARACTERS} characters`],
+          ["<p>x".repeat(MAX_BODY_ELEMENTS + 1), `must have at most ${MAX_BODY_ELEMENTS} HTML elements`]
+        ] as const) {
+          const account = makeAccount({ sites: [{ ...site, articles: [makeArticle(site.website_url, { body })] }] })
+          const message = yield* refusal({ accounts: [account] })
+          assert.isTrue(message.startsWith(`accounts[0].sites[0].articles[0].body: ${words}`), message)
+          assert.strictEqual((yield* snapshot([account.email])).accounts.length, 0)
+        }
+      })
+    )
+
+    it.effect("JSON nested deeper than 64 levels is refused naming where, not a stack overflow", () =>
+      Effect.gen(function* () {
+        const site = makeSite()
+        const account = makeAccount({ sites: [{ ...site, articles: [makeArticle(site.website_url)] }] })
+        const text = JSON.stringify({ accounts: [account] }).replace(
+          '"title":"How to fix a dripping tap"',
+          `"title":${'{"a":'.repeat(1_000_000)}1${"}".repeat(1_000_000)}`
+        )
+        const message = yield* Effect.flatMap(Importer, (importer) => importer.importJson(text, "deep.json")).pipe(
+          Effect.flip,
+          Effect.map((error) => error.message)
+        )
+        assert.strictEqual(message, "accounts[0].sites[0].articles[0].title.a: is nested deeper than 64 levels")
+        assert.strictEqual((yield* snapshot([account.email])).accounts.length, 0)
+      })
+    )
+
+    it.effect("a record larger than the bound is refused while it is read: an endless body is read no further", () =>
+      Effect.gen(function* () {
+        const email = `endless${unique()}@example.com`
+        let read = 0
+        async function* endless() {
+          yield Buffer.from(
+            `{"accounts":[{"email":"${email}","name":"E","sites":[{"website_url":"https://endless.example","articles":[{"url":"https://endless.example/a","body":"<p>`
+          )
+          const chunk = Buffer.alloc(64 * 1024, "x")
+          for (;;) {
+            read += chunk.length
+            yield chunk
+          }
+        }
+        const importer = yield* Importer
+        const message = yield* importer
+          .importSource({ open: () => Readable.from(endless()), size: 0, name: "endless.json" })
+          .pipe(
+            Effect.flip,
+            Effect.map((error) => error.message)
+          )
+        assert.strictEqual(
+          message,
+          `accounts[0].sites[0].articles[0]: is larger than ${MAX_RECORD_BYTES} bytes of JSON; an article body may have at most ${MAX_BODY_CHARACTERS} characters`
+        )
+        assert.isAtMost(read, MAX_RECORD_BYTES + 2 * 64 * 1024)
+        assert.strictEqual((yield* snapshot([email])).accounts.length, 0)
       })
     )
   })

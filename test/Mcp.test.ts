@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Clock, Effect, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import {
@@ -689,6 +690,28 @@ layer(TestServerLive)("MCP interface", (it) => {
             ...extra
           })
           assert.strictEqual(body.error, "validation_error", JSON.stringify(extra))
+        }
+        const stored = yield* storedArticle(id)
+        assert.strictEqual(stored.body, "<p>red fish</p>")
+        assert.strictEqual(stored.revision, 0)
+      })
+    )
+
+    it.effect("update_article over the body's bounds (characters, elements) is validation_error with limit", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const app = yield* TestApp
+        const site = yield* app.makeSite(session.accountId)
+        const id = yield* app.makeArticle(site, { body: "<p>red fish</p>" })
+        for (const [body, limit] of [
+          [`<p>${"x".repeat(MAX_BODY_CHARACTERS)}</p>`, MAX_BODY_CHARACTERS],
+          ["<p>x".repeat(MAX_BODY_ELEMENTS + 1), MAX_BODY_ELEMENTS]
+        ] as const) {
+          const refused = yield* toolError(session, "update_article", { article_id: id, body })
+          assert.strictEqual(refused.error, "validation_error")
+          assert.strictEqual(refused.limit, limit)
+          assert.include(refused.message, "body")
         }
         const stored = yield* storedArticle(id)
         assert.strictEqual(stored.body, "<p>red fish</p>")

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { TestServerLive } from "./support/TestServer.js"
 import { assertPageHeaders, open, readByApiAndMcp, rowWith, signedInAccount } from "./support/WebPages.js"
 
@@ -205,6 +206,24 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.strictEqual(reply.status, 422)
         assert.include(reply.text, "The HTML was refused.")
         assert.include(reply.text, "script")
+        assert.strictEqual((yield* revisions(articleId)).length, 0)
+      })
+    )
+
+    it.effect("a body with more elements than the bound is refused with the API's own message, and saves nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
+          csrf: page.csrf,
+          title: "Pipes in winter",
+          meta_description: "Old meta",
+          body: PROTECTED_BODY + "<p>x".repeat(MAX_BODY_ELEMENTS)
+        })
+        assert.strictEqual(reply.status, 422)
+        assert.include(reply.text, `must have at most ${MAX_BODY_ELEMENTS} HTML elements`)
+        assert.strictEqual((yield* articleRow(articleId)).body, PROTECTED_BODY)
         assert.strictEqual((yield* revisions(articleId)).length, 0)
       })
     )

@@ -2,9 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
 import {
+  BODY_BOUNDS_DESCRIPTION,
   DryRunQuery,
   FeaturedImageJson,
   FeaturedImageMultipart,
+  MAX_CONCURRENT_WRITES,
   PatchArticlePayload,
   Preview,
   strictBody,
@@ -128,7 +130,7 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Summary, "Replace an article's title and body")
         .annotate(
           OpenApi.Description,
-          "Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision (origin API, or MCP for the agent tool); an edit that changes nothing stores none. Nothing is saved on any error."
+          `Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision (origin API, or MCP for the agent tool); an edit that changes nothing stores none. Nothing is saved on any error. ${BODY_BOUNDS_DESCRIPTION} At most ${MAX_CONCURRENT_WRITES} writes of one account run at once; the others wait their turn.`
         )
     )
     .add(
@@ -154,7 +156,7 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Summary, "Edit an article in small steps")
         .annotate(
           OpenApi.Description,
-          "Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of title, meta_description and replacements is needed (422)."
+          `Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of title, meta_description and replacements is needed (422). The body the replacements make has the bounds of a body. ${BODY_BOUNDS_DESCRIPTION}`
         )
     )
     .add(

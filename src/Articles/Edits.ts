@@ -20,15 +20,17 @@ import {
   ValidationError
 } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
+import { MAX_BODY_CHARACTERS } from "../Html/Bounds.js"
 import { compareProtectedLinks, extractProtectedLinks, type ProtectedLink } from "../Html/ProtectedLinks.js"
 import { applyReplacements } from "../Html/Replacements.js"
-import { MAX_HTML_DEPTH, type SanitizeResult, sanitize } from "../Html/Sanitize.js"
-import { sanitizeTextEdit } from "../Html/TextEdit.js"
+import type { SanitizeResult } from "../Html/Sanitize.js"
 import { wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits.js"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
 import { type RevisionOrigin, RevisionsRepo } from "./RevisionsRepo.js"
+import { Sanitizer } from "./Sanitizer.js"
 import { protectedLinksOf, trustedLinksOf } from "./StoredLinks.js"
+import { WritePermits } from "./WritePermits.js"
 
 type SanitizedBody = Extract<SanitizeResult, { readonly _tag: "Ok" }>
 
@@ -41,22 +43,24 @@ export interface EditContext {
   readonly ifMatch?: string | undefined
 }
 
+/** The sanitiser's answer as the edit's outcome: the canonical body, or the error that refuses it. */
+const canonicalOrRefused = (result: SanitizeResult) =>
+  result._tag === "Ok"
+    ? Effect.succeed(result)
+    : Effect.fail(
+        result.limit !== undefined
+          ? new ValidationError({ message: `body: ${result.construct}.`, limit: result.limit })
+          : new DisallowedHtml({ message: `The body contains a disallowed construct: ${result.construct}.` })
+      )
+
 /**
- * The canonical form of `html`, or why it is refused. `edited` names the canonical body `html` was made from by
- * replacing text, with its protected links.
+ * How many times an edit is computed from the article as read, outside any transaction, before it is computed
+ * under the row lock instead: each retry follows a change that another write committed meanwhile.
  */
-const canonicalBody = (
-  html: string,
-  edited?: { readonly before: string; readonly links: ReadonlyArray<ProtectedLink> }
-) => {
-  const result = edited === undefined ? sanitize(html) : sanitizeTextEdit(edited.before, edited.links, html)
-  if (result._tag === "Ok") return Effect.succeed(result)
-  return Effect.fail(
-    result.tooDeep
-      ? new ValidationError({ message: `body: ${result.construct}.`, limit: MAX_HTML_DEPTH })
-      : new DisallowedHtml({ message: `The body contains a disallowed construct: ${result.construct}.` })
-  )
-}
+const OPTIMISTIC_ATTEMPTS = 3
+
+/** A change computed from an article that another write has changed since: computed again. */
+const stale = Symbol("stale")
 
 /** New content for an article; `sanitized` is present when the body was (re)written. */
 interface Proposal {
@@ -79,19 +83,56 @@ const sameContent = (a: ArticleContent, b: ArticleContent) =>
   a.featured_image_url === b.featured_image_url
 
 export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
-  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, AuditRepo.Default, Limits.Default],
+  dependencies: [
+    ArticlesRepo.Default,
+    RevisionsRepo.Default,
+    AuditRepo.Default,
+    Limits.Default,
+    Sanitizer.Default,
+    WritePermits.Default
+  ],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const articles = yield* ArticlesRepo
     const revisions = yield* RevisionsRepo
     const limits = yield* Limits
     const audit = yield* AuditRepo
+    const sanitizer = yield* Sanitizer
+    const permits = yield* WritePermits
+
+    /**
+     * The canonical form of `html`, or why it is refused. `edited` names the canonical body `html` was made from by
+     * replacing text, with its protected links.
+     */
+    const canonicalBody = (
+      html: string,
+      edited?: { readonly before: string; readonly links: ReadonlyArray<ProtectedLink> }
+    ) =>
+      Effect.flatMap(
+        edited === undefined ? sanitizer.body(html) : sanitizer.textEdit(edited.before, edited.links, html),
+        canonicalOrRefused
+      )
+
+    const preconditionHolds = (context: EditContext, current: ArticleRow) =>
+      context.ifMatch !== undefined && !ifMatchAllows(context.ifMatch, current.revision)
+        ? Effect.fail(
+            new PreconditionFailed({
+              message: `The article is at revision ${current.revision}, which If-Match does not name; read it again and retry. Nothing was saved.`
+            })
+          )
+        : Effect.void
 
     /**
      * Runs one change in one transaction with the article row locked, so that concurrent changes apply one after
      * the other and none is lost. `edit` computes the new content from the current row; the protected-link check
      * runs on the result. A change that changes nothing stores no revision and uses no quota. A preview runs every
      * check (the quota as it stands included) and saves nothing.
+     *
+     * The new content (the sanitising above all) is computed from the article as read before the transaction, so
+     * that the row lock, and the connection that holds it, are held only for the writes: the transaction checks
+     * that the article is still as read, and computes again from the new state if another write changed it
+     * meanwhile (under the lock after OPTIMISTIC_ATTEMPTS tries, so that a write always ends). At most
+     * MAX_CONCURRENT_WRITES writes of one account run at once (WritePermits).
      */
     const run = <E>(
       context: EditContext,
@@ -101,61 +142,91 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
     ) =>
       Effect.gen(function* () {
         const call = yield* Effect.serviceOption(CurrentCall)
-        return yield* Effect.gen(function* () {
-          const found = yield* articles.lockWritable(context.credential.accountId, id)
-          if (Option.isNone(found)) return yield* new NotFound({ message: `No article with id ${id}.` })
-          const current = found.value
-          if (context.ifMatch !== undefined && !ifMatchAllows(context.ifMatch, current.revision)) {
-            return yield* new PreconditionFailed({
-              message: `The article is at revision ${current.revision}, which If-Match does not name; read it again and retry. Nothing was saved.`
-            })
-          }
-          const { content: next, sanitized } = yield* edit(current)
-          const preview = options.preview === true ? previewOf(current, next) : undefined
-          if (sameContent(current, next)) return { article: withBody(current), preview }
-          const bodyChanged = next.body !== current.body
-          const currentLinks = protectedLinksOf(current)
-          const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : currentLinks
-          if (bodyChanged) {
-            const concerned = compareProtectedLinks(currentLinks, links)
-            if (concerned.length > 0) {
-              return yield* new ProtectedLinkViolation({
-                message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
-                protected_links: concerned
-              })
+        const notFound = new NotFound({ message: `No article with id ${id}.` })
+        /** Applies `computed` (made from `basis`), or the edit computed under the lock when there is none. */
+        const apply = (computed?: { readonly basis: ArticleRow; readonly proposal: Proposal }) =>
+          Effect.gen(function* () {
+            const found = yield* articles.lockWritable(context.credential.accountId, id)
+            if (Option.isNone(found)) return yield* notFound
+            const current = found.value
+            yield* preconditionHolds(context, current)
+            if (
+              computed !== undefined &&
+              (computed.basis.revision !== current.revision || !sameContent(computed.basis, current))
+            ) {
+              return stale
             }
-          }
-          const words = bodyChanged
-            ? (sanitized?.wordCount ?? wordCount(next.body))
-            : (current.word_count ?? wordCount(next.body))
-          const revision = current.revision + 1
-          if (preview !== undefined) {
-            yield* limits.checkEdit(context.credential.accountId)
-            return { article: withBody({ ...current, ...next, word_count: words, revision }, links), preview }
-          }
-          const saved = yield* articles.saveChange(id, { ...next, word_count: words, revision, protected_links: links })
-          yield* revisions.insert({
-            article_id: id,
-            number: revision,
-            origin: context.origin,
-            reason: context.reason ?? null,
-            api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
-            user_id: context.credential.kind === "user" ? context.credential.id : null,
-            ...next
+            const { content: next, sanitized } = computed?.proposal ?? (yield* edit(current))
+            const preview = options.preview === true ? previewOf(current, next) : undefined
+            if (sameContent(current, next)) return { article: withBody(current), preview }
+            const bodyChanged = next.body !== current.body
+            const currentLinks = protectedLinksOf(current)
+            const links = bodyChanged ? (sanitized?.protectedLinks ?? extractProtectedLinks(next.body)) : currentLinks
+            if (bodyChanged) {
+              const concerned = compareProtectedLinks(currentLinks, links)
+              if (concerned.length > 0) {
+                return yield* new ProtectedLinkViolation({
+                  message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
+                  protected_links: concerned
+                })
+              }
+            }
+            const words = bodyChanged
+              ? (sanitized?.wordCount ?? wordCount(next.body))
+              : (current.word_count ?? wordCount(next.body))
+            const revision = current.revision + 1
+            if (preview !== undefined) {
+              yield* limits.checkEdit(context.credential.accountId)
+              return { article: withBody({ ...current, ...next, word_count: words, revision }, links), preview }
+            }
+            const saved = yield* articles.saveChange(id, {
+              ...next,
+              word_count: words,
+              revision,
+              protected_links: links
+            })
+            yield* revisions.insert({
+              article_id: id,
+              number: revision,
+              origin: context.origin,
+              reason: context.reason ?? null,
+              api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
+              user_id: context.credential.kind === "user" ? context.credential.id : null,
+              ...next
+            })
+            // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until
+            // the commit that follows, and if the quota is used up the whole change rolls back.
+            yield* limits.takeEdit(context.credential.accountId)
+            // The call that made the change is logged in the change's own transaction: a saved change is never
+            // missing from the call log, whatever happens to the process next. (Should the transaction not commit,
+            // the call is answered with a 5xx, which the call log records in its own row.)
+            if (Option.isSome(call)) {
+              yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
+              yield* call.value.markRecorded
+            }
+            yield* options.beforeCommit ?? Effect.void
+            return { article: withBody(saved, links), preview }
+          }).pipe(sql.withTransaction)
+        const outcome = yield* permits.withPermit(
+          context.credential.accountId,
+          Effect.gen(function* () {
+            for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+              const read = yield* articles.findWritable(context.credential.accountId, id)
+              if (Option.isNone(read)) return yield* notFound
+              yield* preconditionHolds(context, read.value)
+              const proposal = yield* edit(read.value)
+              const applied = yield* apply({ basis: read.value, proposal })
+              if (applied !== stale) return applied
+            }
+            return yield* apply().pipe(
+              Effect.filterOrDie(
+                (applied) => applied !== stale,
+                () => "unreachable"
+              )
+            )
           })
-          // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until
-          // the commit that follows, and if the quota is used up the whole change rolls back.
-          yield* limits.takeEdit(context.credential.accountId)
-          // The call that made the change is logged in the change's own transaction: a saved change is never
-          // missing from the call log, whatever happens to the process next. (Should the transaction not commit,
-          // the call is answered with a 5xx, which the call log records in its own row.)
-          if (Option.isSome(call)) {
-            yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
-            yield* call.value.markRecorded
-          }
-          yield* options.beforeCommit ?? Effect.void
-          return { article: withBody(saved, links), preview }
-        }).pipe(sql.withTransaction)
+        )
+        return outcome
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
     const change = <E>(
@@ -165,33 +236,48 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       beforeCommit?: Effect.Effect<void>
     ) => Effect.map(run(context, id, edit, beforeCommit === undefined ? {} : { beforeCommit }), (o) => o.article)
 
-    /** The new content of an edit of any of title, body and meta description. */
-    const fieldsEdit =
-      (fields: {
-        readonly title?: string | undefined
-        readonly body?: string | undefined
-        readonly meta_description?: string | undefined
-      }) =>
-      (current: ArticleRow) =>
-        Effect.gen(function* () {
-          const sanitized = fields.body === undefined ? undefined : yield* canonicalBody(fields.body)
-          return {
-            content: {
-              ...current,
-              title: fields.title === undefined ? current.title : fields.title.trim(),
-              body: sanitized?.html ?? current.body,
-              meta_description: fields.meta_description ?? current.meta_description
-            },
-            sanitized
-          }
-        })
+    /**
+     * The new content of an edit of any of title, body and meta description. The new body does not depend on the
+     * article: it is sanitised once, however often the edit is computed again after another write.
+     */
+    const fieldsEdit = (fields: {
+      readonly title?: string | undefined
+      readonly body?: string | undefined
+      readonly meta_description?: string | undefined
+    }) =>
+      Effect.map(
+        fields.body === undefined
+          ? Effect.succeed<Effect.Effect<SanitizedBody | undefined, ValidationError | DisallowedHtml>>(
+              Effect.succeed(undefined)
+            )
+          : Effect.cached(canonicalBody(fields.body)),
+        (body) => (current: ArticleRow) =>
+          Effect.gen(function* () {
+            const sanitized = yield* body
+            return {
+              content: {
+                ...current,
+                title: fields.title === undefined ? current.title : fields.title.trim(),
+                body: sanitized?.html ?? current.body,
+                meta_description: fields.meta_description ?? current.meta_description
+              },
+              sanitized
+            }
+          })
+      )
 
     /** The new content of a PATCH: title, meta description and in-order replacements on the canonical body. */
     const patchEdit = (payload: PatchArticlePayload) => (current: ArticleRow) =>
       Effect.gen(function* () {
         let sanitized: SanitizedBody | undefined
         if (payload.replacements !== undefined && payload.replacements.length > 0) {
-          const replaced = applyReplacements(current.body, payload.replacements)
+          const replaced = applyReplacements(current.body, payload.replacements, MAX_BODY_CHARACTERS)
+          if (replaced._tag === "TooLong") {
+            return yield* new ValidationError({
+              message: `body: replacements[${replaced.index}] would make the body ${replaced.length} characters long; it must be at most ${MAX_BODY_CHARACTERS}. Nothing was saved.`,
+              limit: MAX_BODY_CHARACTERS
+            })
+          }
           if (replaced._tag === "Conflict") {
             const expected = payload.replacements[replaced.index]?.all === true ? "at least once" : "exactly once"
             return yield* new ReplacementConflict({
@@ -226,7 +312,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
 
     /** Any of title, body and meta description in one change (one revision): the editor's save. */
     const edit = (context: EditContext, id: ArticleId, fields: Parameters<typeof fieldsEdit>[0]) =>
-      change(context, id, fieldsEdit(fields))
+      Effect.flatMap(fieldsEdit(fields), (compute) => change(context, id, compute))
 
     /** PUT: a new body (and title). */
     const replace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
@@ -238,7 +324,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
 
     /** A dry run of PUT: the article as it would be saved and a preview of the change; nothing is saved. */
     const previewReplace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
-      run(context, id, fieldsEdit({ title: payload.title, body: payload.body }), { preview: true })
+      Effect.flatMap(fieldsEdit({ title: payload.title, body: payload.body }), (compute) =>
+        run(context, id, compute, { preview: true })
+      )
 
     /** A dry run of PATCH. */
     const previewPatch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>

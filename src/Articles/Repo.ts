@@ -99,6 +99,17 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
       })(id).pipe(Effect.orDie)
 
     /** The article for a change by `accountId`, locked until the transaction ends. */
+    /** The article if it is on one of the account's websites, read without a lock. */
+    const findWritable = (accountId: AccountId, id: ArticleId) =>
+      SqlSchema.findOne({
+        Request: ArticleId,
+        Result: ArticleRow,
+        execute: (articleId) =>
+          sql`select ${withBody}
+              from articles a join sites s on s.id = a.site_id
+              where a.id = ${articleId} and s.account_id = ${accountId}`
+      })(id).pipe(Effect.orDie)
+
     const lockWritable = (accountId: AccountId, id: ArticleId) =>
       SqlSchema.findOne({
         Request: ArticleId,
@@ -142,6 +153,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
       metaDescription,
       list,
       findReadable,
+      findWritable,
       lockWritable,
       saveChange
     }

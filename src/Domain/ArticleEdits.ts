@@ -1,5 +1,6 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
+import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../Html/Bounds.js"
 import { atMostMessage, maxItems, maxLength } from "./Bounds.js"
 import { Text } from "./Text.js"
 
@@ -9,6 +10,8 @@ export const MAX_REASON = 2000
 export const MAX_REPLACEMENTS = 50
 export const MAX_IMAGE_URL = 2048
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024
+/** How many article writes of one account run at once (per server process); the others wait their turn. */
+export const MAX_CONCURRENT_WRITES = 2
 
 /**
  * A request body that refuses fields it does not define, at any depth (`titel`, or `replacement` for `replace`),
@@ -34,9 +37,15 @@ export const MetaDescription = Text.pipe(maxLength(MAX_META_DESCRIPTION)).annota
   description: `Meta description, 0 to ${MAX_META_DESCRIPTION} characters.`
 })
 
-export const Body = Text.annotations({
-  description:
-    "The new HTML body, sanitised as the editor does. Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Protected links must all be kept."
+/** The bounds of an article body, in the words the document and the tools show. */
+export const BODY_BOUNDS_DESCRIPTION = `An article body has at most ${MAX_BODY_CHARACTERS} characters (256 Ki, about five times a long article of about 50 KB of HTML) and at most ${MAX_BODY_ELEMENTS} HTML elements (a long article has about 1,000), both as sent and as stored once sanitised; over either bound: 422 validation_error with limit, decided before the body is parsed.`
+
+export const Body = Text.pipe(
+  Schema.maxLength(MAX_BODY_CHARACTERS, {
+    message: () => atMostMessage(MAX_BODY_CHARACTERS, "characters; shorten it or split it into several articles")
+  })
+).annotations({
+  description: `The new HTML body, sanitised as the editor does. Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Protected links must all be kept. At most ${MAX_BODY_CHARACTERS} characters and ${MAX_BODY_ELEMENTS} elements.`
 })
 
 export const Replacement = Schema.Struct({
@@ -54,7 +63,7 @@ export const Replacement = Schema.Struct({
 export const Replacements = Schema.Array(Replacement)
   .pipe(maxItems(MAX_REPLACEMENTS))
   .annotations({
-    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict).`
+    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict). The body they make has the bounds of body.`
   })
 
 export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(

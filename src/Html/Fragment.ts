@@ -37,15 +37,51 @@ class ObservedParser extends Parser<DefaultTreeAdapterMap> {
 /** Elements in which the parser drops one leading newline and the serialiser does not put it back. */
 const newlineEatingTags = new Set(["pre", "textarea", "listing"])
 
+/** Thrown out of the parser to stop it once it has created more elements than it may. */
+class TooManyElements {}
+
+/** The default tree adapter, failing with `TooManyElements` at the element after the first `limit`. */
+const boundedTreeAdapter = (limit: number): typeof defaultTreeAdapter => {
+  let created = 0
+  return {
+    ...defaultTreeAdapter,
+    createElement: (tagName, namespaceURI, attrs) => {
+      if (++created > limit) throw new TooManyElements()
+      return defaultTreeAdapter.createElement(tagName, namespaceURI, attrs)
+    }
+  }
+}
+
 /**
  * Parses an article body the way a browser parses `innerHTML` on a `<div>` (scripting enabled), so the tree we
  * judge is the tree a reader's browser builds.
  */
-export const parseBody = (source: string, observer?: (tag: StartTag) => void): Fragment => {
+export const parseBody = (source: string): Fragment => parseWithin(source, Number.POSITIVE_INFINITY)!
+
+/**
+ * `parseBody`, with `observer` seeing every start tag, or `undefined` when the parser would create more than
+ * `maxElements` elements: it stops there, so a short source that makes the parser reopen many elements again and
+ * again (each `</div>x` reopens every formatting element left open: a tree quadratic in its source) costs no more.
+ */
+export const parseWithin = (
+  source: string,
+  maxElements: number,
+  observer?: (tag: StartTag) => void
+): Fragment | undefined => {
   const context = defaultTreeAdapter.createElement("div", html.NS.HTML, [])
-  const parser = ObservedParser.getFragmentParser<DefaultTreeAdapterMap>(context, { scriptingEnabled: true })
+  // The fragment parser creates two elements of its own: a stand-in for the document and the root it parses into.
+  const treeAdapter = boundedTreeAdapter(maxElements + 2)
+  const parser = ObservedParser.getFragmentParser<DefaultTreeAdapterMap>(context, {
+    scriptingEnabled: true,
+    treeAdapter
+  })
   if (observer !== undefined && parser instanceof ObservedParser) parser.observer = observer
-  parser.tokenizer.write(source, true)
+  try {
+    parser.tokenizer.write(source, true)
+  } catch (error) {
+    if (error instanceof TooManyElements) return undefined
+    throw error
+  }
   return parser.getFragment()
 }
 

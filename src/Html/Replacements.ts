@@ -7,6 +7,7 @@ export interface Replacement {
 export type ReplacementsResult =
   | { readonly _tag: "Ok"; readonly body: string }
   | { readonly _tag: "Conflict"; readonly index: number; readonly occurrences: number }
+  | { readonly _tag: "TooLong"; readonly index: number; readonly length: number }
 
 /** Text whose every code unit is below 256 fits one byte per code unit. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is every code unit that latin1 can hold
@@ -52,6 +53,11 @@ class Text {
     return found
   }
 
+  /** The length in characters (code units) after replacing `count` occurrences of `findBytes` bytes by `replaceBytes`. */
+  lengthAfter(count: number, findBytes: number, replaceBytes: number): number {
+    return (this.length + count * (replaceBytes - findBytes)) / (this.encoding === "latin1" ? 1 : 2)
+  }
+
   /** Replaces the `find.length` bytes at each of `offsets` (ascending, not overlapping) by `replace`. */
   replaceAt(offsets: ReadonlyArray<number>, findLength: number, replace: Buffer): void {
     const length = this.length + offsets.length * (replace.length - findLength)
@@ -78,9 +84,15 @@ class Text {
  * (never a pattern); without `all` it must occur exactly once, with `all: true` at least once, and an empty `find`
  * never matches. Occurrences are counted left to right without overlapping, the way `split` cuts ("aaa" holds "aa"
  * once). The first item that breaks its rule gives a Conflict with its 0-based `index` and how often its `find`
- * occurred in the body it was applied to; no partially edited body is ever returned.
+ * occurred in the body it was applied to; no partially edited body is ever returned. The first item that would
+ * make the body longer than `maxLength` characters gives TooLong with its `index` and the length it would make,
+ * before that body is built (50 replacements of every letter could otherwise ask for gigabytes).
  */
-export const applyReplacements = (body: string, items: ReadonlyArray<Replacement>): ReplacementsResult => {
+export const applyReplacements = (
+  body: string,
+  items: ReadonlyArray<Replacement>,
+  maxLength = Number.POSITIVE_INFINITY
+): ReplacementsResult => {
   if (items.length === 0) return { _tag: "Ok", body }
   const wide = [body, ...items.flatMap((item) => [item.find, item.replace ?? ""])].some((s) => beyondLatin1.test(s))
   const text = new Text(body, wide ? "utf16le" : "latin1")
@@ -93,7 +105,10 @@ export const applyReplacements = (body: string, items: ReadonlyArray<Replacement
       if (offsets.length > 1) offsets = text.occurrences(find, Number.POSITIVE_INFINITY)
       return { _tag: "Conflict", index, occurrences: offsets.length }
     }
-    text.replaceAt(offsets, find.length, text.encode(item.replace ?? ""))
+    const replace = text.encode(item.replace ?? "")
+    const length = text.lengthAfter(offsets.length, find.length, replace.length)
+    if (length > maxLength) return { _tag: "TooLong", index, length }
+    text.replaceAt(offsets, find.length, replace)
   }
   return { _tag: "Ok", body: text.toString() }
 }

@@ -1,4 +1,5 @@
 import { html } from "parse5"
+import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, startTagsExceed } from "./Bounds.js"
 import {
   type ChildNode,
   type Element,
@@ -6,7 +7,7 @@ import {
   isElement,
   isText,
   nestedDeeperThan,
-  parseBody,
+  parseWithin,
   type StartTag,
   serializeBody,
   type TextNode
@@ -20,7 +21,8 @@ export const MAX_HTML_DEPTH = 256
 /**
  * Ok: the canonical body, with what an edit needs to know of it (read off the same tree, so no second parse): its
  * protected links and its word count. Disallowed: the body is refused, `construct` saying why for a message;
- * `tooDeep` when that is elements nested deeper than MAX_HTML_DEPTH (a malformed body rather than a dangerous one).
+ * `limit` when that is a bound (characters, elements, depth) rather than a dangerous construct, and `tooDeep` when
+ * the bound is the depth.
  */
 export type SanitizeResult =
   | {
@@ -29,7 +31,12 @@ export type SanitizeResult =
       readonly protectedLinks: ReadonlyArray<ProtectedLink>
       readonly wordCount: number
     }
-  | { readonly _tag: "Disallowed"; readonly construct: string; readonly tooDeep: boolean }
+  | {
+      readonly _tag: "Disallowed"
+      readonly construct: string
+      readonly tooDeep: boolean
+      readonly limit?: number
+    }
 
 // --- Detection: dangerous content is rejected, never silently stripped --------------------------------------
 
@@ -198,21 +205,43 @@ type Pass =
   | Extract<SanitizeResult, { readonly _tag: "Disallowed" }>
   | { readonly _tag: "Ok"; readonly fragment: Fragment; readonly html: string }
 
-const disallowed = (construct: string, tooDeep = false): Pass => ({ _tag: "Disallowed", construct, tooDeep })
+const disallowed = (construct: string): Pass => ({ _tag: "Disallowed", construct, tooDeep: false })
+
+type Refusal = Extract<SanitizeResult, { readonly _tag: "Disallowed" }>
+
+const overBound = (construct: string, limit: number, tooDeep = false): Refusal => ({
+  _tag: "Disallowed",
+  construct,
+  tooDeep,
+  limit
+})
+
+const tooManyElements = overBound(
+  `must have at most ${MAX_BODY_ELEMENTS} HTML elements (a long article has about 1,000); remove empty or repeated tags, or split it into several articles`,
+  MAX_BODY_ELEMENTS
+)
 
 const sanitizeOnce = (source: string): Pass => {
   let construct: string | undefined
-  const fragment = parseBody(source, (tag) => {
+  const fragment = parseWithin(source, MAX_BODY_ELEMENTS, (tag) => {
     construct ??= disallowedIn(tag)
   })
   if (construct !== undefined) return disallowed(construct)
+  if (fragment === undefined) return tooManyElements
   // Parsing builds a tree of any depth without recursing; the filter, parse5's serialiser and the walks that read
   // links and words afterwards recurse (or cost) per level, so the depth is bounded before any of them runs.
   if (nestedDeeperThan(fragment, MAX_HTML_DEPTH)) {
-    return disallowed(`HTML is nested deeper than ${MAX_HTML_DEPTH} elements`, true)
+    return overBound(`HTML is nested deeper than ${MAX_HTML_DEPTH} elements`, MAX_HTML_DEPTH, true)
   }
   filterChildren(fragment)
-  return { _tag: "Ok", fragment, html: serializeBody(fragment) }
+  const html = serializeBody(fragment)
+  if (html.length > MAX_BODY_CHARACTERS) {
+    return overBound(
+      `must be at most ${MAX_BODY_CHARACTERS} characters once sanitised, and would be ${html.length} (every element is closed and <, > and & are escaped); shorten it`,
+      MAX_BODY_CHARACTERS
+    )
+  }
+  return { _tag: "Ok", fragment, html }
 }
 
 /**
@@ -223,12 +252,21 @@ const sanitizeOnce = (source: string): Pass => {
 const maxPasses = 6
 
 /**
- * Rejects dangerous content (naming the first offending construct in source order) and elements nested deeper than
- * MAX_HTML_DEPTH, then reduces the rest to the canonical body: allowed elements and attributes only, serialised by
- * parse5, with no lone surrogate. Idempotent on its own output. Safe for any input: no step recurses deeper than
- * MAX_HTML_DEPTH levels.
+ * Refuses a body over the bounds (MAX_BODY_CHARACTERS, as sent and as sanitised; MAX_BODY_ELEMENTS, counted by a
+ * linear pass that stops at the bound before any tree is built, and again while parsing), then rejects dangerous
+ * content (naming the first offending construct in source order) and elements nested deeper than MAX_HTML_DEPTH,
+ * then reduces the rest to the canonical body: allowed elements and attributes only, serialised by parse5, with no
+ * lone surrogate. Idempotent on its own output. Safe for any input: no step recurses deeper than MAX_HTML_DEPTH
+ * levels, and no parse creates more than MAX_BODY_ELEMENTS elements.
  */
 export const sanitize = (source: string): SanitizeResult => {
+  if (source.length > MAX_BODY_CHARACTERS) {
+    return overBound(
+      `must be at most ${MAX_BODY_CHARACTERS} characters (it has ${source.length}); shorten it or split it into several articles`,
+      MAX_BODY_CHARACTERS
+    )
+  }
+  if (startTagsExceed(source, MAX_BODY_ELEMENTS)) return tooManyElements
   // Lone surrogates become U+FFFD, as the database's UTF-8 would make them anyway: the canonical body is exactly
   // what is stored, and its protected links can be stored as JSON (which cannot hold a lone surrogate either).
   let input = source.replace(/\p{Surrogate}/gu, "\uFFFD")

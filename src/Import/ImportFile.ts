@@ -1,8 +1,10 @@
 import { Schema } from "effect"
 import { ArticleStatus } from "../Domain/Article.js"
 import { AnchorType, BacklinkCategory, BacklinkStatus } from "../Domain/Backlink.js"
+import { atMostMessage } from "../Domain/Bounds.js"
 import { isCalendarDate } from "../Domain/Dates.js"
 import { GeographicScope } from "../Domain/Site.js"
+import { MAX_BODY_CHARACTERS } from "../Html/Bounds.js"
 
 const rfc3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
 
@@ -51,7 +53,11 @@ export const ImportArticle = Schema.Struct({
   target_keyword: optional(Schema.String, text),
   meta_description: optional(Text(500), "a string of at most 500 characters"),
   featured_image_url: optional(Url, url),
-  body: required(Schema.String, "an HTML string")
+  body: required(Schema.String, "an HTML string").pipe(
+    Schema.filter((s) => s.length <= MAX_BODY_CHARACTERS, {
+      message: () => atMostMessage(MAX_BODY_CHARACTERS, "characters; shorten it or split it into several articles")
+    })
+  )
 }).annotations({ message: () => "must be an article object" })
 export type ImportArticle = typeof ImportArticle.Type
 

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream"
 import { JSONParser } from "@streamparser/json"
 import { Stream } from "effect"
 import { ImportRefused } from "./ImportRefused.js"
+import { JsonPosition } from "./JsonPosition.js"
 import { refused } from "./Prepare.js"
 
 /**
@@ -52,10 +53,15 @@ const notJson = (error: unknown) =>
         reason: `the file is not valid JSON (${error instanceof Error ? error.message : String(error)})`
       })
 
+/** The file is handed to the parser in slices of at most this many bytes, so that a bound is checked this often. */
+const SLICE_BYTES = 64 * 1024
+
 /**
  * Reads an import file from `open()` as a stream of `JsonItem`s, holding no more than one chunk of the file and the
  * records found in it: each article and backlink is dropped from its website once it is handed on. A file that is
- * not JSON, or whose records are not in arrays, fails with `ImportRefused`.
+ * not JSON, or whose records are not in arrays, fails with `ImportRefused`; so does one with a NUL in a string, JSON
+ * nested deeper than the API takes, or a record (or a value outside records) larger than MAX_RECORD_BYTES, which
+ * is refused before the parser holds more of it than that.
  */
 export const readJsonItems = (open: () => Readable): Stream.Stream<JsonItem, ImportRefused> =>
   Stream.fromAsyncIterable(
@@ -80,11 +86,21 @@ export const readJsonItems = (open: () => Readable): Stream.Stream<JsonItem, Imp
       parser.onError = (error) => {
         throw error
       }
+      const position = new JsonPosition()
+      parser.onToken = (token) => {
+        const refusal = position.see(token)
+        if (refusal !== undefined) throw refusal
+      }
       const input = open()
       try {
         for await (const chunk of input) {
-          bytes += (chunk as Buffer).length
-          parser.write(chunk as Buffer)
+          for (let at = 0; at < (chunk as Buffer).length; at += SLICE_BYTES) {
+            const slice = (chunk as Buffer).subarray(at, at + SLICE_BYTES)
+            bytes += slice.length
+            parser.write(slice)
+            const refusal = position.tooLarge(bytes)
+            if (refusal !== undefined) throw refusal
+          }
           const items = found
           found = []
           yield* items

@@ -70,7 +70,8 @@ export const recordPath = (record: {
 
 /**
  * The article as stored: its body in canonical form (as the sanitiser serialises it), with its word count and
- * protected links; refused, naming the body, when it holds disallowed HTML.
+ * protected links; refused, naming the body, when it holds disallowed HTML or is over a bound (characters, elements,
+ * depth).
  */
 export const prepareArticle = (
   article: ImportArticle,
@@ -78,6 +79,8 @@ export const prepareArticle = (
 ): Either.Either<PreparedArticle, ImportRefused> => {
   const clean = sanitize(article.body)
   return clean._tag === "Disallowed"
-    ? Either.left(refused([...path, "body"], `disallowed HTML: ${clean.construct}`))
+    ? Either.left(
+        refused([...path, "body"], clean.limit === undefined ? `disallowed HTML: ${clean.construct}` : clean.construct)
+      )
     : Either.right({ ...article, body: clean.html, word_count: clean.wordCount, protected_links: clean.protectedLinks })
 }
