@@ -137,7 +137,7 @@ layer(TestServerLive)("sign-in", (it) => {
   })
 
   describe("what the form takes", () => {
-    it.effect("an e-mail or a password holding NUL re-shows the form with 400 and a message, never a 500", () =>
+    it.effect("an e-mail or a password holding NUL re-shows the form with 422 and a message, never a 500", () =>
       Effect.gen(function* () {
         yield* startClock
         const { email, browser } = yield* makeUser
@@ -147,7 +147,7 @@ layer(TestServerLive)("sign-in", (it) => {
           { email, password: `${PASSWORD}\u0000` }
         ]) {
           const reply = yield* submitSignIn(browser, fields)
-          assert.strictEqual(reply.status, 400, reply.text)
+          assert.strictEqual(reply.status, 422, reply.text)
           assert.include(reply.text, 'action="/signin"')
           assert.include(reply.text, "NUL")
           assert.notInclude(reply.text, "\u0000")

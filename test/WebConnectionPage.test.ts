@@ -127,6 +127,26 @@ layer(TestServerLive)("web pages: site connection", (it) => {
       })
     )
 
+    it.effect("a NUL in a form field or in the address is 422 and changes nothing", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, accountId } = yield* signedInAccount()
+        const { csrf } = yield* open(browser, "/connection")
+        const named = yield* browser.post("/connection/keys", { csrf, name: "a\u0000b" })
+        assert.strictEqual(named.status, 422)
+        assertPageHeaders(named)
+        assert.include(named.text, "NUL")
+        for (const path of ["/connection/assistants/%00/revoke", "/connection/keys/1%00/revoke"]) {
+          const posted = yield* browser.post(path, { csrf })
+          assert.strictEqual(posted.status, 422, path)
+          const asked = yield* browser.get(path)
+          assert.strictEqual(asked.status, 422, path)
+          assertPageHeaders(asked)
+        }
+        assert.strictEqual((yield* keysOf(accountId)).length, 1)
+      })
+    )
+
     it.effect("signed out, a key cannot be created: the form sends the visitor to sign in", () =>
       Effect.gen(function* () {
         yield* startClock

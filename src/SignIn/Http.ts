@@ -82,7 +82,7 @@ export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
         }
         if (fields.withNul !== undefined) {
           const message = "The e-mail address and the password cannot contain a NUL character."
-          return form(request, { returnTo, message }, { status: 400 })
+          return form(request, { returnTo, message }, { status: 422 })
         }
         const email = (fields.get("email") ?? "").trim().slice(0, MAX_EMAIL)
         const password = fields.get("password") ?? ""

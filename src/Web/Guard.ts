@@ -1,10 +1,15 @@
-import { HttpServerRequest, type HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { csrfMatches, csrfToken } from "../SignIn/Csrf.js"
 import { type Form, readForm } from "../SignIn/Forms.js"
 import { signInUrl } from "../SignIn/ReturnTo.js"
 import { type Session, Sessions } from "../SignIn/Sessions.js"
-import { forbiddenPage, seeOther, type Viewer } from "./Layout.js"
+import { forbiddenPage, nulPage, seeOther, type Viewer } from "./Layout.js"
+
+/** Whether a parameter of the route's address holds a NUL (`/connection/assistants/%00/revoke`). */
+const paramsHoldNul = Effect.map(Effect.serviceOption(HttpRouter.RouteContext), (route) =>
+  Option.exists(route, ({ params }) => Object.values(params).some((value) => value?.includes("\0") === true))
+)
 
 const viewerOf = (session: Session): Viewer => ({
   userId: session.user.user_id,
@@ -31,7 +36,9 @@ export class PageGuard extends Effect.Service<PageGuard>()("Web/PageGuard", {
         const request = yield* HttpServerRequest.HttpServerRequest
         const session = yield* sessions.current(request)
         if (Option.isNone(session)) return seeOther(signInUrl(request.url))
-        return yield* handle(viewerOf(session.value), request)
+        const viewer = viewerOf(session.value)
+        if (yield* paramsHoldNul) return nulPage(viewer, "address")
+        return yield* handle(viewer, request)
       })
 
     /**
@@ -48,6 +55,8 @@ export class PageGuard extends Effect.Service<PageGuard>()("Web/PageGuard", {
         if (Option.isNone(fields) || !csrfMatches(session.value.token, fields.value.get("csrf"))) {
           return forbiddenPage(viewer)
         }
+        if (fields.value.withNul !== undefined) return nulPage(viewer, `field ${fields.value.withNul}`)
+        if (yield* paramsHoldNul) return nulPage(viewer, "address")
         return yield* handle(viewer, fields.value)
       })
 

@@ -79,6 +79,15 @@ export const notFoundPage = (viewer: Viewer, what = "page") =>
     html`There is no such ${what} on your account. <a href="/sites">Back to your websites</a>.`
   )
 
+/** 422: a form field or an address that holds a NUL (U+0000), which no text the service keeps may hold. */
+export const nulPage = (viewer: Viewer, what: string) =>
+  errorPage(
+    viewer,
+    422,
+    "Not accepted",
+    `The ${what} contains a NUL character (U+0000), which no text here may hold, so nothing was changed. Go back and correct it.`
+  )
+
 /** 403: a form without the session's CSRF token; nothing was changed. */
 export const forbiddenPage = (viewer: Viewer) =>
   errorPage(
