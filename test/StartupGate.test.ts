@@ -68,21 +68,30 @@ const get = (port: number, path: string) =>
     req.end()
   })
 
+/** Requests a client has waiting for an answer at most: a slower machine gets fewer requests, not a longer queue. */
+const MAX_IN_FLIGHT = 5
+
 /**
  * A client polling `path` every 10 ms, without waiting for the answers (as a health checker with a timeout longer
- * than its interval does), until one is a 200. Every outcome, once each request has ended.
+ * than its interval does, up to MAX_IN_FLIGHT at once), until one is a 200. Every outcome, once each request has
+ * ended.
  */
 const pollUntilOk = (port: number, path: string) =>
   Effect.gen(function* () {
     const ok = yield* Deferred.make<void>()
     const requests: Array<Fiber.RuntimeFiber<Outcome>> = []
+    let inFlight = 0
     while (!(yield* Deferred.isDone(ok))) {
-      const sent = get(port, path).pipe(
-        Effect.tap((outcome) =>
-          outcome._tag === "answered" && outcome.status === 200 ? Deferred.succeed(ok, undefined) : Effect.void
+      if (inFlight < MAX_IN_FLIGHT) {
+        inFlight++
+        const sent = get(port, path).pipe(
+          Effect.tap((outcome) =>
+            outcome._tag === "answered" && outcome.status === 200 ? Deferred.succeed(ok, undefined) : Effect.void
+          ),
+          Effect.ensuring(Effect.sync(() => inFlight--))
         )
-      )
-      requests.push(yield* Effect.fork(sent))
+        requests.push(yield* Effect.fork(sent))
+      }
       yield* Effect.sleep("10 millis")
     }
     return yield* Fiber.joinAll(requests)
