@@ -1,6 +1,7 @@
 import { Chunk, Clock, Duration, Effect, Queue } from "effect"
-import { type AuditEntry, AuditRepo } from "./Audit/Repo.js"
+import { AuditRepo } from "./Audit/Repo.js"
 import { AppConfig } from "./Config.js"
+import type { AuditEntry } from "./Domain/CallLog.js"
 
 /**
  * How long a read's entry may wait before its batch is written. The contract allows 250 ms; the rest is room for

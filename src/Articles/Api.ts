@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { authenticated } from "../Api/Middleware.js"
 import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
 import {
   DryRunQuery,
@@ -29,7 +30,6 @@ import {
 import { ArticleId, ArticleSubject, PathId, SiteId } from "../Domain/Ids.js"
 import { DataResponse, ListResponse, PageQuery } from "../Domain/Pagination.js"
 import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
 
 /** The filters of the articles list (shared by the endpoint and the agent tool). */
 export const ArticlesFilterFields = {

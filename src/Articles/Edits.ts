@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
+import type { CallRecord } from "../Api/Middleware.js"
 import { withBody } from "../Articles.js"
-import { CurrentCall } from "../Audit/CallLog.js"
 import { AuditRepo } from "../Audit/Repo.js"
 import {
   ifMatchAllows,
@@ -10,7 +10,7 @@ import {
   type Preview,
   type UpdateArticlePayload
 } from "../Domain/ArticleEdits.js"
-import type { Credential } from "../Domain/Credential.js"
+import type { Credential, RevisionOrigin } from "../Domain/Credential.js"
 import {
   DisallowedHtml,
   NotFound,
@@ -27,7 +27,7 @@ import { sanitizeTextEdit } from "../Html/TextEdit.js"
 import { wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits.js"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
-import { type RevisionOrigin, RevisionsRepo } from "./RevisionsRepo.js"
+import { RevisionsRepo } from "./RevisionsRepo.js"
 import { protectedLinksOf, trustedLinksOf } from "./StoredLinks.js"
 
 type SanitizedBody = Extract<SanitizeResult, { readonly _tag: "Ok" }>
@@ -39,6 +39,8 @@ export interface EditContext {
   readonly reason?: string | undefined
   /** `If-Match`: the change is made only if the article is still at a revision it names. */
   readonly ifMatch?: string | undefined
+  /** The API call or tool call that makes the change: its call-log row is written in the change's transaction. */
+  readonly call?: CallRecord | undefined
 }
 
 /**
@@ -100,7 +102,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       options: { readonly beforeCommit?: Effect.Effect<void>; readonly preview?: boolean } = {}
     ) =>
       Effect.gen(function* () {
-        const call = yield* Effect.serviceOption(CurrentCall)
+        const call = context.call
         let logged = false
         const outcome = yield* Effect.gen(function* () {
           const found = yield* articles.lockWritable(context.credential.accountId, id)
@@ -149,14 +151,14 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           yield* limits.takeEdit(context.credential.accountId)
           // The call that made the change is logged in the change's own transaction: a saved change is never
           // missing from the call log, whatever happens to the process next.
-          if (Option.isSome(call)) {
-            yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
+          if (call !== undefined) {
+            yield* audit.insert(yield* call.entry(200)).pipe(Effect.orDie)
             logged = true
           }
           yield* options.beforeCommit ?? Effect.void
           return { article: withBody(saved, links), preview }
         }).pipe(sql.withTransaction)
-        if (logged && Option.isSome(call)) yield* call.value.markRecorded
+        if (logged && call !== undefined) yield* call.markRecorded
         return outcome
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 

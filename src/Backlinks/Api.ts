@@ -1,12 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { authenticated } from "../Api/Middleware.js"
 import { SitePath } from "../Articles/Api.js"
 import { Backlink } from "../Domain/Backlink.js"
 import { DateRangeQuery } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse, PageQuery } from "../Domain/Pagination.js"
 import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
 
 export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
 export type BacklinksQuery = typeof BacklinksQuery.Type

@@ -1,13 +1,12 @@
 import { HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { Api } from "../Api.js"
-import { ToolCaller } from "../Auth/CurrentCredential.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
 import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
 import { errorResponse } from "./ErrorResponse.js"
-import { bodyCapOf, MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
+import { MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
 import { pathOf } from "./Server.js"
 
@@ -50,7 +49,6 @@ const fromMultipartError = (error: { readonly reason: string; readonly cause: un
 
 /**
  * Request hygiene and client mistakes, for every API route:
- * - a body declared larger than the cap is refused with 413 before it is read (an undeclared one is cut off there);
  * - schema decode failures and unreadable bodies (malformed JSON, a wrong content type), which the framework
  *   reports as a 400 or as defects, are 422 `validation_error`; an image over 10 MiB is 422 `image_too_large`;
  * - an unknown route is a JSON 404, any other defect a JSON 500 without internals.
@@ -64,16 +62,8 @@ export const ClientErrorsLive = HttpApiBuilder.middleware(
 const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    // A tool call answered in process carries a body that /mcp has already capped: judged by the endpoint's own
-    // limits (an 11 MiB image is image_too_large), not by the cap for bodies sent over the network.
-    const inProcess = Option.isSome(yield* Effect.serviceOption(ToolCaller))
-    const cap = inProcess ? MAX_MCP_BODY_BYTES : bodyCapOf(pathOf(request.url), request.headers["content-type"])
-    const declared = Number(request.headers["content-length"] ?? "0")
-    if (Number.isFinite(declared) && declared > cap) {
-      return payloadTooLarge(
-        new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
-      )
-    }
+    // The body cap was set for the request as it came in (see `fromNetwork`).
+    const cap = Number(Option.getOrElse(yield* HttpIncomingMessage.MaxBodySize, () => MAX_MCP_BODY_BYTES))
     // A request that runs too long is answered (500 internal_error) rather than left hanging.
     const timed = deadlines.within(app)
     // No endpoint reads the body of a GET or HEAD, so its limits are set only for the methods that have one.
@@ -85,8 +75,7 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
             Multipart.withMaxFileSize(Option.some(MAX_IMAGE_BYTES + MULTIPART_PART_HEADROOM)),
             // No form of this API has more than a few fields: thousands of tiny parts are refused, not parsed to the
             // timeout.
-            Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS)),
-            HttpIncomingMessage.withMaxBodySize(Option.some(cap))
+            Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS))
           )
     return yield* bounded.pipe(
       Effect.catchAllCause((cause) => {

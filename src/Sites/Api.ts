@@ -1,11 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { authenticated } from "../Api/Middleware.js"
 import { ForbiddenBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse, PageQuery } from "../Domain/Pagination.js"
 import { Site } from "../Domain/Site.js"
 import { Text } from "../Domain/Text.js"
 import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
 
 /** The admin filters of the sites list (shared by the endpoint and the agent tool). */
 export const SitesFilterFields = {

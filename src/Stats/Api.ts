@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { authenticated } from "../Api/Middleware.js"
 import { SitePath } from "../Articles/Api.js"
 import { CalendarDate } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
@@ -7,7 +8,6 @@ import { DataResponse } from "../Domain/Pagination.js"
 import { Stats } from "../Domain/Stats.js"
 import { Text } from "../Domain/Text.js"
 import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
 
 export const StatsQuery = Schema.Struct({
   period: Schema.optional(
