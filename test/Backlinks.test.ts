@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import type { BacklinksQuery } from "../src/Backlinks/Api.js"
 import { NotFound } from "../src/Domain/Errors.js"
 import { type BacklinkId, SiteId } from "../src/Domain/Ids.js"
+import type { BacklinksQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
 import { listContract } from "./support/ListContract.js"
 import {

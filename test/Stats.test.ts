@@ -3,7 +3,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { NotFound } from "../src/Domain/Errors.js"
 import { SiteId } from "../src/Domain/Ids.js"
-import type { StatsQuery } from "../src/Stats/Api.js"
+import type { StatsQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
 import { getWithKey as get, siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 

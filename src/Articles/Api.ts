@@ -1,7 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { AgentTool } from "../Api/AgentTool.js"
 import { authenticated } from "../Api/Middleware.js"
-import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
+import { ArticlePath, SitePath } from "../Api/Paths.js"
+import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {
   DryRunQuery,
   FeaturedImageJson,
@@ -12,7 +14,6 @@ import {
   UpdateArticlePayload,
   WriteHeaders
 } from "../Domain/ArticleEdits.js"
-import { DateRangeQuery } from "../Domain/Dates.js"
 import {
   DisallowedHtmlBody,
   EditLimitExceededBody,
@@ -27,18 +28,8 @@ import {
   UnsupportedImageBody,
   ValidationErrorBody
 } from "../Domain/Errors.js"
-import { ArticleId, ArticleSubject, PathId, SiteId } from "../Domain/Ids.js"
-import { DataResponse, ListResponse, PageQuery } from "../Domain/Pagination.js"
-import { AgentTool } from "../Http/AgentTool.js"
-
-/** The filters of the articles list (shared by the endpoint and the agent tool). */
-export const ArticlesFilterFields = {
-  ...DateRangeQuery,
-  status: Schema.optional(ArticleStatus.annotations({ description: "Only articles with this status." }))
-}
-
-export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
-export type ArticlesQuery = typeof ArticlesQuery.Type
+import { DataResponse, ListResponse } from "../Domain/Pagination.js"
+import { ArticlesQuery } from "../Domain/Queries.js"
 
 /** What every article write can be refused with, besides what it checks of its own. */
 const WriteErrors = Schema.Union(
@@ -55,11 +46,6 @@ const WriteErrors = Schema.Union(
 const EditResponse = Schema.Struct({
   data: ArticleWithBody,
   preview: Schema.optional(Preview)
-})
-
-export const SitePath = Schema.Struct({ id: PathId(SiteId, "Website id.") })
-export const ArticlePath = Schema.Struct({ id: PathId(ArticleId, "Article id.") }).annotations({
-  [ArticleSubject]: "id"
 })
 
 const articleArg = { id: "article_id" }

@@ -1,15 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { AgentTool } from "../Api/AgentTool.js"
 import { authenticated } from "../Api/Middleware.js"
-import { SitePath } from "../Articles/Api.js"
+import { SitePath } from "../Api/Paths.js"
 import { Backlink } from "../Domain/Backlink.js"
-import { DateRangeQuery } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
-import { ListResponse, PageQuery } from "../Domain/Pagination.js"
-import { AgentTool } from "../Http/AgentTool.js"
-
-export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
-export type BacklinksQuery = typeof BacklinksQuery.Type
+import { ListResponse } from "../Domain/Pagination.js"
+import { BacklinksQuery } from "../Domain/Queries.js"
 
 export class BacklinksApi extends authenticated(
   HttpApiGroup.make("backlinks").add(
