@@ -30,6 +30,7 @@ import {
 } from "../Domain/Errors.js"
 import { DataResponse, ListResponse } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
+import { sendsHeader } from "../Http/OpenApiDocument.js"
 
 /** What every article write can be refused with, besides what it checks of its own. */
 const WriteErrors = Schema.Union(
@@ -93,6 +94,7 @@ export class ArticlesApi extends authenticated(
           OpenApi.Description,
           "Returns the article with its canonical HTML body and the protected links found in it. The ETag header is the article's revision, quoted: send it back as If-Match to change only that version."
         )
+        .annotate(OpenApi.Transform, sendsHeader("200", "ETag"))
     )
     .add(
       HttpApiEndpoint.put("updateArticle", "/articles/:id")
@@ -163,4 +165,9 @@ export class ArticlesApi extends authenticated(
           "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool)."
         )
     )
-).annotate(OpenApi.Title, "Articles") {}
+)
+  .annotate(OpenApi.Title, "Articles")
+  .annotate(
+    OpenApi.Description,
+    "A website's articles: list and read them, and change an article's title, body, meta description or featured image. Every change is kept as a revision; protected links must survive every edit."
+  ) {}

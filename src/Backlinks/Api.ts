@@ -30,4 +30,6 @@ export class BacklinksApi extends authenticated(
         "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
       )
   )
-).annotate(OpenApi.Title, "Backlinks") {}
+)
+  .annotate(OpenApi.Title, "Backlinks")
+  .annotate(OpenApi.Description, "The backlinks acquired for a website, industry and local.") {}

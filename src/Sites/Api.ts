@@ -27,4 +27,6 @@ export class SitesApi extends authenticated(
         "Lists the websites of the key's account in id order. Admin keys see every account's websites and may narrow them with `account` and `website`."
       )
   )
-).annotate(OpenApi.Title, "Websites") {}
+)
+  .annotate(OpenApi.Title, "Websites")
+  .annotate(OpenApi.Description, "The websites of the key's account (every account's, for an admin key).") {}

@@ -30,4 +30,6 @@ export class StatsApi extends authenticated(
         "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. An unknown period, an impossible date, only one of from/to, or from after to: 422 validation_error."
       )
   )
-).annotate(OpenApi.Title, "Stats") {}
+)
+  .annotate(OpenApi.Title, "Stats")
+  .annotate(OpenApi.Description, "Counts of articles published and backlinks acquired over a period.") {}
