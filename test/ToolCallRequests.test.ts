@@ -1,15 +1,13 @@
-import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect, Option, TestClock } from "effect"
-import { Accounts } from "../src/Auth/Accounts.js"
+import { Effect, TestClock } from "effect"
 import { readRowsWritten } from "./support/CallLogBatches.js"
-import { callToolRaw, makeBrowser, postRpc, signInWithSdk, toolsCall, toolsList } from "./support/McpClient.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { callToolRaw, postRpc, toolsCall, toolsList } from "./support/McpClient.js"
+import { newMcpSession } from "./support/McpSession.js"
+import { TestServerLive } from "./support/TestServer.js"
 
-const PASSWORD = "correct horse battery staple"
 const LIMIT = 60
 
 /**
@@ -22,23 +20,7 @@ const startClock = Effect.suspend(() => {
   return TestClock.setTime(lastStart)
 })
 
-/** A new account whose user has signed in for MCP through the SDK (discovery, registration, sign-in, Allow). */
-const newSession = Effect.gen(function* () {
-  const app = yield* TestApp
-  const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
-  const email = `calls-${randomBytes(4).toString("hex")}@example.com`
-  const { accountId } = yield* app.makeAccount({ email, password: PASSWORD })
-  yield* app.makeSite(accountId)
-  const userId = Option.getOrThrow(
-    yield* Effect.flatMap(Accounts, (a) => a.findByEmail(email)).pipe(Effect.orDie)
-  ).user_id
-  const { provider, accessToken } = yield* signInWithSdk({
-    mcpUrl,
-    browser: makeBrowser(app.baseUrl),
-    user: { email, password: PASSWORD }
-  })
-  return { mcpUrl, userId, provider, token: accessToken }
-})
+const newSession = newMcpSession
 
 interface ToolAnswer {
   readonly isError: boolean

@@ -20,7 +20,13 @@ import {
   ValidationError
 } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
-import { compareProtectedLinks, extractProtectedLinks, type ProtectedLink } from "../Html/ProtectedLinks.js"
+import {
+  compareProtectedLinks,
+  describeProtectedLinkChanges,
+  extractProtectedLinks,
+  type ProtectedLink,
+  protectedLinkChanges
+} from "../Html/ProtectedLinks.js"
 import { applyReplacements } from "../Html/Replacements.js"
 import { MAX_HTML_DEPTH, type SanitizeResult, sanitize } from "../Html/Sanitize.js"
 import { sanitizeTextEdit } from "../Html/TextEdit.js"
@@ -80,6 +86,15 @@ const sameContent = (a: ArticleContent, b: ArticleContent) =>
   a.meta_description === b.meta_description &&
   a.featured_image_url === b.featured_image_url
 
+/** Why a replacement cannot be applied, and how to make it apply. */
+const conflictMessage = (index: number, occurrences: number, all: boolean) => {
+  const where = `replacements[${index}]`
+  if (occurrences > 1) {
+    return `${where}: find occurs ${occurrences} times but must occur exactly once. Make find longer so that it matches one place, or send "all": true to replace all ${occurrences}. Nothing was saved.`
+  }
+  return `${where}: find occurs 0 times but must occur ${all ? "at least once" : "exactly once"}. Copy it exactly (case and spaces included) from the body as GET returns it, as the replacements before it leave it. Nothing was saved.`
+}
+
 export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
   dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, AuditRepo.Default, Limits.Default],
   effect: Effect.gen(function* () {
@@ -122,8 +137,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
           if (bodyChanged) {
             const concerned = compareProtectedLinks(currentLinks, links)
             if (concerned.length > 0) {
+              const changes = describeProtectedLinkChanges(protectedLinkChanges(currentLinks, links))
               return yield* new ProtectedLinkViolation({
-                message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
+                message: `The edit breaks protected links, which must be kept exactly (they may move) and none may be added: it ${changes}. Put them back as they were. Nothing was saved.`,
                 protected_links: concerned
               })
             }
@@ -197,9 +213,12 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
         if (payload.replacements !== undefined && payload.replacements.length > 0) {
           const replaced = applyReplacements(current.body, payload.replacements)
           if (replaced._tag === "Conflict") {
-            const expected = payload.replacements[replaced.index]?.all === true ? "at least once" : "exactly once"
             return yield* new ReplacementConflict({
-              message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
+              message: conflictMessage(
+                replaced.index,
+                replaced.occurrences,
+                payload.replacements[replaced.index]?.all === true
+              )
             })
           }
           // The stored body is canonical when its stored links are its own: then an edit of its text alone is
