@@ -174,7 +174,9 @@ export const FeaturedImageMultipart = Schema.Struct({
   image: Schema.optional(
     Multipart.SingleFileSchema.annotations({
       description: IMAGE_FILE_DESCRIPTION,
-      jsonSchema: { type: "string", format: "binary", description: IMAGE_FILE_DESCRIPTION }
+      jsonSchema: { type: "string", format: "binary", description: IMAGE_FILE_DESCRIPTION },
+      // The parser's own words name its internal types; the client needs to know what to send.
+      message: () => ({ message: "must be one file part (with a file name) holding the image", override: true })
     })
   ),
   url: Schema.optional(ImageUrl),
