@@ -1,7 +1,6 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
-import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../Html/Bounds.js"
-import { atMostMessage, maxItems, maxLength } from "./Bounds.js"
+import { atMostMessage, MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, maxItems, maxLength } from "./Bounds.js"
 import { Text } from "./Text.js"
 
 export const MAX_TITLE = 255
