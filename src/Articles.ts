@@ -1,5 +1,4 @@
 import { Effect, Option } from "effect"
-import type { ArticlesQuery } from "./Articles/Api.js"
 import { type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
 import { protectedLinksOf } from "./Articles/StoredLinks.js"
 import { type Article, ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
@@ -8,6 +7,7 @@ import { isOrderedRange } from "./Domain/Dates.js"
 import { NotFound, ValidationError } from "./Domain/Errors.js"
 import type { ArticleId, SiteId } from "./Domain/Ids.js"
 import { pageMeta } from "./Domain/Pagination.js"
+import type { ArticlesQuery } from "./Domain/Queries.js"
 import { readScope } from "./Domain/Scope.js"
 import { Sites } from "./Sites.js"
 

@@ -1,6 +1,7 @@
 import { Chunk, Clock, Context, Duration, Effect, Queue } from "effect"
-import { type ActivityQuery, type AuditEntry, AuditRepo, type Days } from "./Audit/Repo.js"
+import { type ActivityQuery, AuditRepo, type Days } from "./Audit/Repo.js"
 import { AppConfig } from "./Config.js"
+import type { AuditEntry } from "./Domain/CallLog.js"
 import { toCalendarDate } from "./Domain/Dates.js"
 
 /**

@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import type { BacklinksQuery } from "./Backlinks/Api.js"
 import { BacklinksRepo } from "./Backlinks/Repo.js"
 import type { BacklinkCategory } from "./Domain/Backlink.js"
 import type { Credential } from "./Domain/Credential.js"
@@ -7,6 +6,7 @@ import { isOrderedRange } from "./Domain/Dates.js"
 import { ValidationError } from "./Domain/Errors.js"
 import type { SiteId } from "./Domain/Ids.js"
 import { pageMeta } from "./Domain/Pagination.js"
+import type { BacklinksQuery } from "./Domain/Queries.js"
 import { Sites } from "./Sites.js"
 
 export class Backlinks extends Effect.Service<Backlinks>()("Backlinks", {

@@ -1,4 +1,5 @@
 import { Clock, Effect, Option } from "effect"
+import type { RequestAllowance } from "./Api/Middleware.js"
 import { AppConfig } from "./Config.js"
 import type { Credential } from "./Domain/Credential.js"
 import { addDays, toCalendarDate } from "./Domain/Dates.js"
@@ -7,15 +8,6 @@ import type { AccountId } from "./Domain/Ids.js"
 import { LimitsRepo } from "./Limits/Repo.js"
 
 const WINDOW_MS = 60_000
-
-/** Where a credential stands in its current one-minute window. */
-export interface RequestAllowance {
-  readonly limit: number
-  readonly remaining: number
-  /** Seconds until the window resets. */
-  readonly reset: number
-  readonly exceeded: boolean
-}
 
 /** Seconds from `now` to the next UTC midnight, when the daily edit quota renews. */
 export const secondsToUtcMidnight = (now: number): number => {
@@ -49,7 +41,10 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
       return { now, start, iso: new Date(start).toISOString() }
     })
 
-    /** Where `credential` stands once its request made `count` in `window`. */
+    /**
+     * Where `credential` stands once its request made `count` in `window` (counted by `countRequest`, or by the
+     * statement that found an API key).
+     */
     const allowanceAfter = (credential: Credential, window: RequestWindow, count: number) =>
       Effect.as(
         // The first request of a window clears the credential's earlier ones, so the table stays one row per
@@ -63,31 +58,13 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
         } satisfies RequestAllowance
       )
 
-    // Requests counted by the statement that found their API key (see Authentication), by request.
-    const countedAlready = new WeakMap<object, RequestAllowance>()
-
-    /**
-     * Records that `request` of `credential` was counted as the `count`th of `window` by the statement that
-     * authenticated it, so that `countRequest` does not count it again.
-     */
-    const countedWith = (request: object, credential: Credential, window: RequestWindow, count: number) =>
-      Effect.map(allowanceAfter(credential, window, count), (allowance) => {
-        countedAlready.set(request, allowance)
-      })
-
-    /**
-     * Counts a request of `credential` and tells whether it is within the per-minute limit; a `request` that was
-     * counted when its key was looked up (`countedWith`) is not counted twice.
-     */
-    const countRequest = (credential: Credential, request?: object) => {
-      const known = request === undefined ? undefined : countedAlready.get(request)
-      if (known !== undefined) return Effect.succeed(known)
-      return Effect.flatMap(currentWindow, (window) =>
+    /** Counts a request of `credential` and tells where that leaves it in its current window. */
+    const countRequest = (credential: Credential) =>
+      Effect.flatMap(currentWindow, (window) =>
         Effect.flatMap(repo.countRequest(credentialKey(credential), window.iso), ({ count }) =>
           allowanceAfter(credential, window, count)
         )
       )
-    }
 
     const exceeded = (now: number) =>
       new EditLimitExceeded({
@@ -118,7 +95,7 @@ export class Limits extends Effect.Service<Limits>()("Limits", {
 
     return {
       currentWindow,
-      countedWith,
+      allowanceAfter,
       countRequest,
       takeEdit,
       checkEdit,

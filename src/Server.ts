@@ -1,6 +1,7 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { Door } from "./Api/Middleware.js"
 import { Api } from "./Api.js"
 import { ArticleEdits } from "./Articles/Edits.js"
 import { FeaturedImages } from "./Articles/FeaturedImages.js"
@@ -11,7 +12,7 @@ import { CallLogUpkeepLive } from "./Audit/Upkeep.js"
 import { AuditLog } from "./Audit.js"
 import { Accounts } from "./Auth/Accounts.js"
 import { ApiKeys } from "./Auth/ApiKeys.js"
-import { AuthenticationLive } from "./Auth/Authentication.js"
+import { AuthenticationLive, NetworkDoor } from "./Auth/Authentication.js"
 import { BacklinksHttpLive } from "./Backlinks/Http.js"
 import { Backlinks } from "./Backlinks.js"
 import { AppConfig } from "./Config.js"
@@ -21,7 +22,7 @@ import { HealthRoutesLive } from "./Http/Health.js"
 import { ApplicationApp } from "./Http/InProcess.js"
 import { PublicUrlLive } from "./Http/PublicUrl.js"
 import { RequestBodyLive } from "./Http/RequestBodies.js"
-import { serverMiddleware, withoutPathParameters } from "./Http/Server.js"
+import { fromNetwork, serverMiddleware } from "./Http/Server.js"
 import { createServer } from "./Http/StartupGate.js"
 import { Idempotency } from "./Idempotency.js"
 import { RequestLimitLive } from "./Limits/RequestLimit.js"
@@ -69,18 +70,20 @@ const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Defa
 const routerConfig = { caseSensitive: true, ignoreDuplicateSlashes: false }
 
 /**
- * Serves the API and every plain route. The server's context also holds the application itself (`ApplicationApp`),
- * so that the agent tools can answer their calls through the same pipeline in process.
+ * Serves the API and every plain route. The server's context also holds the door of requests from the network
+ * (`Door`: API keys, origin API) and the application itself (`ApplicationApp`), so that the agent tools can answer
+ * their calls through the same pipeline in process, each through a door of its own.
  */
 const ServeLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
   const { publicBaseUrl } = yield* AppConfig
   const https = Option.exists(publicBaseUrl, (url) => url.protocol === "https:")
-  // The application is put in the server's context once, not added to each request's (which copies the context).
+  const door = yield* NetworkDoor
+  // Both are put in the server's context once, not added to each request's (which copies the context).
   // No span is made of a request: the service exports no traces, and the span's attributes (every header, the URL)
   // cost a twentieth of a list request's CPU.
-  return HttpServer.serve(withoutPathParameters(app), serverMiddleware({ https })).pipe(
-    Layer.provide(Layer.succeed(ApplicationApp, app)),
+  return HttpServer.serve(fromNetwork(app), serverMiddleware({ https })).pipe(
+    Layer.provide(Layer.succeedContext(Context.make(ApplicationApp, app).pipe(Context.add(Door, door)))),
     HttpMiddleware.withTracerDisabledWhen(() => true)
   )
 }).pipe(

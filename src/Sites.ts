@@ -4,8 +4,8 @@ import type { Credential } from "./Domain/Credential.js"
 import { Forbidden, NotFound } from "./Domain/Errors.js"
 import type { AccountId, SiteId, UserId } from "./Domain/Ids.js"
 import { pageMeta } from "./Domain/Pagination.js"
+import type { SitesQuery } from "./Domain/Queries.js"
 import { readScope } from "./Domain/Scope.js"
-import type { SitesQuery } from "./Sites/Api.js"
 import { SitesRepo } from "./Sites/Repo.js"
 
 export class Sites extends Effect.Service<Sites>()("Sites", {

@@ -3,9 +3,9 @@ import type { Credential } from "./Domain/Credential.js"
 import { ValidationError } from "./Domain/Errors.js"
 import type { SiteId } from "./Domain/Ids.js"
 import { lastMonths, resolvePeriod } from "./Domain/Period.js"
+import type { StatsQuery } from "./Domain/Queries.js"
 import { Stats as StatsData } from "./Domain/Stats.js"
 import { Sites } from "./Sites.js"
-import type { StatsQuery } from "./Stats/Api.js"
 import { type MonthCounts, StatsRepo } from "./Stats/Repo.js"
 
 export class Stats extends Effect.Service<Stats>()("Stats", {

@@ -5,11 +5,12 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
+import { AgentTool } from "../src/Api/AgentTool.js"
+import { Door } from "../src/Api/Middleware.js"
 import { Api } from "../src/Api.js"
 import { strictBody } from "../src/Domain/ArticleEdits.js"
 import type { Credential } from "../src/Domain/Credential.js"
 import { AccountId, PathId } from "../src/Domain/Ids.js"
-import { AgentTool } from "../src/Http/AgentTool.js"
 import { ApplicationApp } from "../src/Http/InProcess.js"
 import { answerTool } from "../src/Mcp/Http.js"
 import { deriveTools } from "../src/Mcp/Tools.js"
@@ -59,6 +60,16 @@ const ProbeAppLive = Layer.effect(ApplicationApp, HttpApiBuilder.httpApp).pipe(
 
 const user: Credential = { kind: "user", id: 1, accountId: AccountId.make(1), isAdmin: false }
 
+/** The door of the probe's tool calls (the probe API has no middleware that asks it anything). */
+const door = Door.of({
+  authenticate: Effect.succeed({
+    credential: user,
+    origin: "MCP",
+    requests: { limit: 60, remaining: 59, reset: 60, exceeded: false }
+  }),
+  callName: () => ({ method: null, path: null, tool: "annotate_note" })
+})
+
 describe("agent tools are derived from annotated endpoints", () => {
   it("an endpoint annotated in a test-only API becomes a tool with its path, query and payload parameters", () => {
     const tools = deriveTools(ProbeApi)
@@ -81,13 +92,13 @@ describe("agent tools are derived from annotated endpoints", () => {
   it.effect("and is callable through that API's own pipeline, with no other change", () =>
     Effect.gen(function* () {
       const tool = deriveTools(ProbeApi)[0]!
-      const ok = yield* answerTool(user, tool, { note_id: 7, loud: "yes", text: "hello" })
-      assert.deepStrictEqual(ok, { _tag: "Ok", data: { data: { id: 7, text: "HELLO" } } })
-      const refused = yield* answerTool(user, tool, { note_id: 7, text: "hello", extra: true })
-      assert.strictEqual(refused._tag, "Error")
+      const ok = yield* answerTool(door, tool, { note_id: 7, loud: "yes", text: "hello" })
+      assert.deepStrictEqual(ok.outcome, { _tag: "Ok", data: { data: { id: 7, text: "HELLO" } } })
+      const refused = yield* answerTool(door, tool, { note_id: 7, text: "hello", extra: true })
+      assert.strictEqual(refused.outcome._tag, "Error")
       // The probe API has no error middleware of its own: its decode failure is the framework's 400, as over HTTP.
-      const typo = yield* answerTool(user, tool, { note_id: 7, loud: "maybe", text: "hello" })
-      assert.deepInclude(typo, { _tag: "Error", status: 400 })
+      const typo = yield* answerTool(door, tool, { note_id: 7, loud: "maybe", text: "hello" })
+      assert.deepInclude(typo.outcome, { _tag: "Error", status: 400 })
     }).pipe(Effect.provide(ProbeAppLive))
   )
 

@@ -1,11 +1,11 @@
 // @tags: engine
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import type { ArticlesQuery } from "../src/Articles/Api.js"
 import { Article } from "../src/Domain/Article.js"
 import { NotFound } from "../src/Domain/Errors.js"
 import { ArticleId, SiteId } from "../src/Domain/Ids.js"
 import { ListResponse } from "../src/Domain/Pagination.js"
+import type { ArticlesQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
 import { listContract } from "./support/ListContract.js"
 import { withSessionTimeZone } from "./support/SessionTimeZone.js"

@@ -1,6 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Article, ArticleStatus, ArticleWithBody } from "../Domain/Article.js"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
+import { ArticlePath, SitePath } from "../Api/Paths.js"
+import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {
   BODY_BOUNDS_DESCRIPTION,
   DryRunQuery,
@@ -13,7 +16,6 @@ import {
   UpdateArticlePayload,
   WriteHeaders
 } from "../Domain/ArticleEdits.js"
-import { DateRangeQuery } from "../Domain/Dates.js"
 import {
   DisallowedHtmlBody,
   EditLimitExceededBody,
@@ -28,19 +30,9 @@ import {
   UnsupportedImageBody,
   ValidationErrorBody
 } from "../Domain/Errors.js"
-import { ArticleId, ArticleSubject, PathId, SiteId } from "../Domain/Ids.js"
-import { DataResponse, ListResponse, PageQuery } from "../Domain/Pagination.js"
-import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
-
-/** The filters of the articles list (shared by the endpoint and the agent tool). */
-export const ArticlesFilterFields = {
-  ...DateRangeQuery,
-  status: Schema.optional(ArticleStatus.annotations({ description: "Only articles with this status." }))
-}
-
-export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
-export type ArticlesQuery = typeof ArticlesQuery.Type
+import { DataResponse, ListResponse } from "../Domain/Pagination.js"
+import { ArticlesQuery } from "../Domain/Queries.js"
+import { sendsHeader } from "../Http/OpenApiDocument.js"
 
 /** What every article write can be refused with, besides what it checks of its own. */
 const WriteErrors = Schema.Union(
@@ -63,11 +55,6 @@ export const EditResponse = Schema.Struct({
 export const FeaturedImageResponse = Schema.Struct({
   data: Article,
   preview: Schema.optional(Preview)
-})
-
-export const SitePath = Schema.Struct({ id: PathId(SiteId, "Website id.") })
-export const ArticlePath = Schema.Struct({ id: PathId(ArticleId, "Article id.") }).annotations({
-  [ArticleSubject]: "id"
 })
 
 const articleArg = { id: "article_id" }
@@ -115,6 +102,7 @@ export class ArticlesApi extends authenticated(
           OpenApi.Description,
           "Returns the article with its canonical HTML body and the protected links found in it. The ETag header is the article's revision, quoted: send it back as If-Match to change only that version."
         )
+        .annotate(OpenApi.Transform, sendsHeader("200", "ETag"))
     )
     .add(
       HttpApiEndpoint.put("updateArticle", "/articles/:id")
@@ -148,7 +136,7 @@ export class ArticlesApi extends authenticated(
           name: "update_article",
           title: "Edit an article",
           description:
-            "Edits an article: replacements (exact find-and-replace on the body as get_article returns it) and/or title or meta_description; or body (and title) alone to rewrite it. Protected links (data-service-protected) must stay as they are. Every change is a revision the user can restore. Try with dry_run first; send if_match and an idempotency_key.",
+            "Edits an article: replacements (exact find-and-replace on get_article's body) and/or title or meta_description; or body (and title) to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg
@@ -186,4 +174,9 @@ export class ArticlesApi extends authenticated(
           "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool). With dry_run=true every check runs (the image's type and size, If-Match, the day's quota as it stands) and the answer is the article as it would be saved (featured_image_url the address the image would have) with a preview; no image is stored, nothing is saved, no quota is used."
         )
     )
-).annotate(OpenApi.Title, "Articles") {}
+)
+  .annotate(OpenApi.Title, "Articles")
+  .annotate(
+    OpenApi.Description,
+    "A website's articles: list and read them, and change an article's title, body, meta description or featured image. Every change is kept as a revision; protected links must survive every edit."
+  ) {}

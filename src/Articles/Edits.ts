@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
+import type { CallRecord } from "../Api/Middleware.js"
 import { withBody } from "../Articles.js"
-import { CurrentCall } from "../Audit/CallLog.js"
 import { AuditRepo } from "../Audit/Repo.js"
 import {
   ifMatchAllows,
@@ -10,7 +10,7 @@ import {
   type Preview,
   type UpdateArticlePayload
 } from "../Domain/ArticleEdits.js"
-import type { Credential } from "../Domain/Credential.js"
+import type { Credential, RevisionOrigin } from "../Domain/Credential.js"
 import {
   DisallowedHtml,
   NotFound,
@@ -21,13 +21,19 @@ import {
 } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { MAX_BODY_CHARACTERS } from "../Html/Bounds.js"
-import { compareProtectedLinks, extractProtectedLinks, type ProtectedLink } from "../Html/ProtectedLinks.js"
+import {
+  compareProtectedLinks,
+  describeProtectedLinkChanges,
+  extractProtectedLinks,
+  type ProtectedLink,
+  protectedLinkChanges
+} from "../Html/ProtectedLinks.js"
 import { applyReplacements } from "../Html/Replacements.js"
 import type { SanitizeResult } from "../Html/Sanitize.js"
 import { wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits.js"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
-import { type RevisionOrigin, RevisionsRepo } from "./RevisionsRepo.js"
+import { RevisionsRepo } from "./RevisionsRepo.js"
 import { Sanitizer } from "./Sanitizer.js"
 import { protectedLinksOf, trustedLinksOf } from "./StoredLinks.js"
 import { WritePermits } from "./WritePermits.js"
@@ -41,6 +47,8 @@ export interface EditContext {
   readonly reason?: string | undefined
   /** `If-Match`: the change is made only if the article is still at a revision it names. */
   readonly ifMatch?: string | undefined
+  /** The API call or tool call that makes the change: its call-log row is written in the change's transaction. */
+  readonly call?: CallRecord | undefined
 }
 
 /** The sanitiser's answer as the edit's outcome: the canonical body, or the error that refuses it. */
@@ -81,6 +89,15 @@ const sameContent = (a: ArticleContent, b: ArticleContent) =>
   a.body === b.body &&
   a.meta_description === b.meta_description &&
   a.featured_image_url === b.featured_image_url
+
+/** Why a replacement cannot be applied, and how to make it apply. */
+const conflictMessage = (index: number, occurrences: number, all: boolean) => {
+  const where = `replacements[${index}]`
+  if (occurrences > 1) {
+    return `${where}: find occurs ${occurrences} times but must occur exactly once. Make find longer so that it matches one place, or send "all": true to replace all ${occurrences}. Nothing was saved.`
+  }
+  return `${where}: find occurs 0 times but must occur ${all ? "at least once" : "exactly once"}. Copy it exactly (case and spaces included) from the body as GET returns it, as the replacements before it leave it. Nothing was saved.`
+}
 
 export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
   dependencies: [
@@ -141,7 +158,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
       options: { readonly beforeCommit?: Effect.Effect<void>; readonly preview?: boolean } = {}
     ) =>
       Effect.gen(function* () {
-        const call = yield* Effect.serviceOption(CurrentCall)
+        const call = context.call
         const notFound = new NotFound({ message: `No article with id ${id}.` })
         /** Applies `computed` (made from `basis`), or the edit computed under the lock when there is none. */
         const apply = (computed?: { readonly basis: ArticleRow; readonly proposal: Proposal }) =>
@@ -165,8 +182,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             if (bodyChanged) {
               const concerned = compareProtectedLinks(currentLinks, links)
               if (concerned.length > 0) {
+                const changes = describeProtectedLinkChanges(protectedLinkChanges(currentLinks, links))
                 return yield* new ProtectedLinkViolation({
-                  message: `The edit removes, alters or adds ${concerned.length} protected link(s); protected links must be kept exactly (they may move) and none may be added.`,
+                  message: `The edit breaks protected links, which must be kept exactly (they may move) and none may be added: it ${changes}. Put them back as they were. Nothing was saved.`,
                   protected_links: concerned
                 })
               }
@@ -200,9 +218,9 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             // The call that made the change is logged in the change's own transaction: a saved change is never
             // missing from the call log, whatever happens to the process next. (Should the transaction not commit,
             // the call is answered with a 5xx, which the call log records in its own row.)
-            if (Option.isSome(call)) {
-              yield* audit.insert(yield* call.value.entry(200)).pipe(Effect.orDie)
-              yield* call.value.markRecorded
+            if (call !== undefined) {
+              yield* audit.insert(yield* call.entry(200)).pipe(Effect.orDie)
+              yield* call.markRecorded
             }
             yield* options.beforeCommit ?? Effect.void
             return { article: withBody(saved, links), preview }
@@ -279,9 +297,12 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             })
           }
           if (replaced._tag === "Conflict") {
-            const expected = payload.replacements[replaced.index]?.all === true ? "at least once" : "exactly once"
             return yield* new ReplacementConflict({
-              message: `replacements[${replaced.index}]: find occurs ${replaced.occurrences} time(s) but must occur ${expected}. Nothing was saved.`
+              message: conflictMessage(
+                replaced.index,
+                replaced.occurrences,
+                payload.replacements[replaced.index]?.all === true
+              )
             })
           }
           // The stored body is canonical when its stored links are its own: then an edit of its text alone is

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto"
 import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, type Option, Schema } from "effect"
+import { CurrentCall, CurrentCaller, CurrentCredential } from "../Api/Middleware.js"
 import { Api } from "../Api.js"
 import { Articles } from "../Articles.js"
-import { CurrentCredential, currentOrigin } from "../Auth/CurrentCredential.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
@@ -52,10 +52,19 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
     const idempotency = yield* Idempotency
     const fs = yield* FileSystem.FileSystem
 
-    /** Who changes the article, through which door (API, or MCP for an agent's tool call), why, and on what condition. */
+    /**
+     * Who changes the article, through which door (API, or MCP for an agent's tool call), why, on what condition,
+     * and the call that makes the change.
+     */
     const writeContext = (reason: string | undefined, headers: WriteHeaders) =>
-      Effect.all({ credential: CurrentCredential, origin: currentOrigin }).pipe(
-        Effect.map(({ credential, origin }) => ({ credential, origin, reason, ifMatch: headers["if-match"] }))
+      Effect.all({ caller: CurrentCaller, call: CurrentCall }).pipe(
+        Effect.map(({ caller, call }) => ({
+          credential: caller.credential,
+          origin: caller.origin,
+          reason,
+          ifMatch: headers["if-match"],
+          call
+        }))
       )
 
     /**

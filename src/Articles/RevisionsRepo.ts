@@ -1,10 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { RevisionOrigin } from "../Domain/Credential.js"
 import { ArticleId } from "../Domain/Ids.js"
 import { rfc3339 } from "../SqlFormats.js"
-
-export const RevisionOrigin = Schema.Literal("API", "MCP", "editor", "rewrite")
-export type RevisionOrigin = typeof RevisionOrigin.Type
 
 const NewRevision = Schema.Struct({
   article_id: ArticleId,

@@ -1,29 +1,10 @@
-import { HttpApi, type HttpApiGroup, HttpApiMiddleware, HttpApp, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Clock, Context, Effect, Layer, Option, Ref, Schema } from "effect"
+import { HttpApi, type HttpApiGroup, HttpApp, HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Clock, Effect, Layer, Option, Ref, Schema } from "effect"
+import { CallLog, CurrentCaller, Door } from "../Api/Middleware.js"
 import { AuditLog } from "../Audit.js"
-import { CurrentCredential, ToolCaller } from "../Auth/CurrentCredential.js"
+import type { AuditEntry } from "../Domain/CallLog.js"
 import { ArticleSubject } from "../Domain/Ids.js"
 import { RequestId } from "../Http/RequestId.js"
-import { pathOf } from "../Http/Server.js"
-import type { AuditEntry } from "./Repo.js"
-
-/**
- * The call being served, as the call log will record it. A change writes its row in its own transaction
- * (`entry(200)`, then `markRecorded`), so that a saved change is never missing from the log; every other call is
- * recorded when its response leaves (a read in the next batch of reads, see `AuditLog.recordRead`). A call answered
- * with a 5xx is recorded when it leaves even if it had marked its row: that transaction did not commit, or its
- * outcome is unknown.
- */
-export class CurrentCall extends Context.Tag("Audit/CurrentCall")<
-  CurrentCall,
-  {
-    readonly entry: (status: number) => Effect.Effect<AuditEntry>
-    readonly markRecorded: Effect.Effect<void>
-  }
->() {}
-
-/** Records every authenticated API call and agent tool call (after `Authentication`). */
-export class CallLog extends HttpApiMiddleware.Tag<CallLog>()("Audit/CallLog", { provides: CurrentCall }) {}
 
 type Params = Readonly<Record<string, string | undefined>>
 
@@ -65,14 +46,14 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
       return Effect.gen(function* () {
         const started = yield* Clock.currentTimeMillis
         const requestId = yield* RequestId
-        const credential = yield* Effect.serviceOption(CurrentCredential)
-        if (Option.isNone(credential)) return yield* Effect.dieMessage("CallLog runs after Authentication")
-        const tool = yield* Effect.serviceOption(ToolCaller)
+        const current = yield* Effect.serviceOption(CurrentCaller)
+        if (Option.isNone(current)) return yield* Effect.dieMessage("CallLog runs after Authentication")
+        const { credential: caller, origin } = current.value
         const request = yield* HttpServerRequest.HttpServerRequest
+        const name = (yield* Door).callName(request)
         const { route, params } = yield* HttpRouter.RouteContext
         const subject = subjects.get(`${route.method} ${route.path}`)
         const recorded = yield* Ref.make(false)
-        const caller = credential.value
         const entry = (status: number) =>
           Effect.map(
             Clock.currentTimeMillis,
@@ -81,10 +62,10 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
               account_id: caller.accountId,
               api_key_id: caller.kind === "api_key" ? caller.id : null,
               user_id: caller.kind === "user" ? caller.id : null,
-              origin: Option.isSome(tool) ? "MCP" : "API",
-              method: Option.isSome(tool) ? null : request.method,
-              path: Option.isSome(tool) ? null : pathOf(request.url),
-              tool: Option.isSome(tool) ? tool.value.tool : null,
+              origin,
+              method: name.method,
+              path: name.path,
+              tool: name.tool,
               article_id: subject === undefined ? null : subject(params),
               status,
               duration_ms: Math.max(0, Math.round(ended - started)),

@@ -1,24 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Statement } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
-import { RevisionOrigin } from "../Articles/RevisionsRepo.js"
+import { AuditEntry } from "../Domain/CallLog.js"
+import { RevisionOrigin } from "../Domain/Credential.js"
 import { rfc3339, withinUtcDays } from "../SqlFormats.js"
-
-export const AuditEntry = Schema.Struct({
-  at: Schema.String,
-  account_id: Schema.NullOr(Schema.Number),
-  api_key_id: Schema.NullOr(Schema.Number),
-  user_id: Schema.NullOr(Schema.Number),
-  origin: RevisionOrigin,
-  method: Schema.NullOr(Schema.String),
-  path: Schema.NullOr(Schema.String),
-  tool: Schema.NullOr(Schema.String),
-  article_id: Schema.NullOr(Schema.Number),
-  status: Schema.Number,
-  duration_ms: Schema.Number,
-  request_id: Schema.NullOr(Schema.String)
-})
-export type AuditEntry = typeof AuditEntry.Type
 
 /**
  * One line of an article's story: a call (API or MCP, with its status) or a change made outside the API (in the

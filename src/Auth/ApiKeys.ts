@@ -57,7 +57,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
 
     /**
      * `authenticate`, counting the request in the credential's per-minute `window` in the same statement (see
-     * Limits.countedWith); the window's count with the credential.
+     * Limits.allowanceAfter); the window's count with the credential.
      */
     const authenticateCounting = (key: string, window: RequestWindow) => {
       if (!plausible(key)) return Effect.succeed(Option.none())

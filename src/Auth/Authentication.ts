@@ -1,11 +1,10 @@
 import { HttpServerRequest } from "@effect/platform"
-import { Effect, type Exit, Layer, Option } from "effect"
-import type { Credential } from "../Domain/Credential.js"
+import { Effect, Layer, Option } from "effect"
+import { Authentication, Door } from "../Api/Middleware.js"
 import { Unauthorized } from "../Domain/Errors.js"
+import { pathOf } from "../Http/Server.js"
 import { Limits } from "../Limits.js"
-import { Authentication } from "./Api.js"
 import { ApiKeys } from "./ApiKeys.js"
-import { ToolCaller } from "./CurrentCredential.js"
 
 type Headers = Readonly<Record<string, string | undefined>>
 
@@ -42,42 +41,41 @@ export const keyFromHeaders = (headers: Headers) =>
     }
   })
 
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  Effect.gen(function* () {
-    const keys = yield* ApiKeys
-    const limits = yield* Limits
-
-    const authenticate = Effect.gen(function* () {
-      // An agent's tool call carries its user in the context: the headers of the enclosing request are not read.
-      const tool = yield* Effect.serviceOption(ToolCaller)
-      if (Option.isSome(tool)) return tool.value.credential
+/**
+ * The door of requests from the network: the caller is the API key the headers name, and the statement that finds
+ * the key also counts the request against its per-minute limit (one round trip instead of two). Provided once, in
+ * the server's context.
+ */
+export const NetworkDoor = Effect.gen(function* () {
+  const keys = yield* ApiKeys
+  const limits = yield* Limits
+  return Door.of({
+    authenticate: Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = yield* keyFromHeaders(request.headers)
-      // The statement that finds the key also counts the request against its per-minute limit (one round trip
-      // instead of two); RequestLimit then judges the count and sets the headers.
       const window = yield* limits.currentWindow
       const found = yield* keys.authenticateCounting(key, window)
       if (Option.isNone(found)) {
         return yield* new Unauthorized({ message: "The API key is unknown or has been revoked." })
       }
       const { credential, count } = found.value
-      yield* limits.countedWith(request, credential, window, count)
-      return credential
-    })
-
-    // Both documented schemes run one check that reads the headers itself (so "Authorization first, and a bad one
-    // is a 401" holds whatever order the framework tries them in). The framework tries the second scheme when the
-    // first fails; the outcome is remembered per request so that the key is looked up once.
-    const outcomes = new WeakMap<object, Exit.Exit<Credential, Unauthorized>>()
-    const once = Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const known = outcomes.get(request)
-      if (known !== undefined) return yield* known
-      const exit = yield* Effect.exit(authenticate)
-      outcomes.set(request, exit)
-      return yield* exit
-    })
-    return { bearer: () => once, apiKey: () => once }
+      return { credential, origin: "API", requests: yield* limits.allowanceAfter(credential, window, count) }
+    }),
+    callName: (request) => ({ method: request.method, path: pathOf(request.url), tool: null })
   })
-)
+})
+
+const deferred = new Unauthorized({ message: "Checked by the next scheme." })
+
+/** The door the request came through says who is calling (see `Door`). */
+const authenticate = Effect.flatMap(Door, (door) => door.authenticate)
+
+/**
+ * Both documented schemes run the one check of the request's door, which reads the headers itself (so
+ * "Authorization first, and a bad one is a 401" holds). The framework tries the schemes in order and answers with the
+ * last one's failure when all fail: the first scheme defers to the second, so the check runs once.
+ */
+export const AuthenticationLive = Layer.succeed(Authentication, {
+  bearer: () => Effect.fail(deferred),
+  apiKey: () => authenticate
+})

@@ -1,15 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import { SitePath } from "../Articles/Api.js"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
+import { SitePath } from "../Api/Paths.js"
 import { Backlink } from "../Domain/Backlink.js"
-import { DateRangeQuery } from "../Domain/Dates.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
-import { ListResponse, PageQuery } from "../Domain/Pagination.js"
-import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
-
-export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
-export type BacklinksQuery = typeof BacklinksQuery.Type
+import { ListResponse } from "../Domain/Pagination.js"
+import { BacklinksQuery } from "../Domain/Queries.js"
 
 export class BacklinksApi extends authenticated(
   HttpApiGroup.make("backlinks").add(
@@ -34,4 +30,6 @@ export class BacklinksApi extends authenticated(
         "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
       )
   )
-).annotate(OpenApi.Title, "Backlinks") {}
+)
+  .annotate(OpenApi.Title, "Backlinks")
+  .annotate(OpenApi.Description, "The backlinks acquired for a website, industry and local.") {}

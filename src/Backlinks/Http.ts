@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { CurrentCredential } from "../Api/Middleware.js"
 import { Api } from "../Api.js"
-import { CurrentCredential } from "../Auth/CurrentCredential.js"
 import { Backlinks } from "../Backlinks.js"
 import { requireId } from "../Http/RequireId.js"
 

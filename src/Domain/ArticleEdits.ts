@@ -1,7 +1,6 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
-import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../Html/Bounds.js"
-import { atMostMessage, maxItems, maxLength } from "./Bounds.js"
+import { atMostMessage, MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, maxItems, maxLength } from "./Bounds.js"
 import { Text } from "./Text.js"
 
 export const MAX_TITLE = 255
@@ -63,7 +62,7 @@ export const Replacement = Schema.Struct({
 export const Replacements = Schema.Array(Replacement)
   .pipe(maxItems(MAX_REPLACEMENTS))
   .annotations({
-    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict). The body they make has the bounds of body.`
+    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict). The result has a body's bounds.`
   })
 
 export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(
@@ -134,15 +133,14 @@ export const etagOf = (revision: number) => `"${revision}"`
 export const WriteHeaders = Schema.Struct({
   "if-match": Schema.optional(
     Text.annotations({
-      description:
-        'Save only if the article is still at this revision ("<revision>", as read); else precondition_failed.'
+      description: 'Save only if still at this revision ("<revision>", as read); else precondition_failed.'
     })
   ),
   "idempotency-key": Schema.optional(
     Schema.String.pipe(
       Schema.pattern(/^[\x21-\x7e]{1,255}$/, { message: () => "must be 1 to 255 printable ASCII characters" })
     ).annotations({
-      description: "A unique string per change: a retry with it replays the first answer, never changing twice."
+      description: "Unique per change: a retry with it replays the first answer, never changing twice."
     })
   )
 })
@@ -174,7 +172,9 @@ export const FeaturedImageMultipart = Schema.Struct({
   image: Schema.optional(
     Multipart.SingleFileSchema.annotations({
       description: IMAGE_FILE_DESCRIPTION,
-      jsonSchema: { type: "string", format: "binary", description: IMAGE_FILE_DESCRIPTION }
+      jsonSchema: { type: "string", format: "binary", description: IMAGE_FILE_DESCRIPTION },
+      // The parser's own words name its internal types; the client needs to know what to send.
+      message: () => ({ message: "must be one file part (with a file name) holding the image", override: true })
     })
   ),
   url: Schema.optional(ImageUrl),

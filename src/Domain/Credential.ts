@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import type { AccountId } from "./Ids.js"
 
 /** Who is making a request: an API key, or (through MCP and the web pages) a signed-in user. */
@@ -11,3 +12,7 @@ export interface Credential {
 
 /** The door a call came through, recorded with the call and with the revision a change stores. */
 export type CallOrigin = "API" | "MCP"
+
+/** Where a change or a call came from: a door of the API, the editor, or the operators' rewrite and import. */
+export const RevisionOrigin = Schema.Literal("API", "MCP", "editor", "rewrite")
+export type RevisionOrigin = typeof RevisionOrigin.Type

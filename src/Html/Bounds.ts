@@ -1,20 +1,8 @@
 import type { Token } from "parse5"
 import { SAXParser } from "parse5-sax-parser"
 
-/**
- * The most characters an article body may have, as sent and as stored: 256 Ki, about five times a long article
- * (about 50 KB of HTML). Every step of a write costs time in proportion to the body (parsing, the protected-link
- * check, the stored revision, every page that shows it), so the bound is what keeps one write from delaying others.
- */
-export const MAX_BODY_CHARACTERS = 262_144
-
-/**
- * The most elements an article body may have: a long article has about 1,000, a body at the character bound written
- * as ordinary prose about 5,000. Parsing costs in proportion to elements rather than characters (3 characters make
- * a `<p>`), and the parser may create elements that the source does not write (an element reopened in every
- * paragraph after it), so this is counted both in the source and while parsing.
- */
-export const MAX_BODY_ELEMENTS = 10_000
+/** The bounds of an article body, declared with the API that states them. */
+export { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../Domain/Bounds.js"
 
 /**
  * Counts start tags as parse5's tokenizer reads them (with the parser's feedback, so `<p>` inside `<textarea>` is

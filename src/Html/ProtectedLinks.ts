@@ -59,3 +59,50 @@ export const compareProtectedLinks = (
   before: ReadonlyArray<ProtectedLink>,
   after: ReadonlyArray<ProtectedLink>
 ): ReadonlyArray<ProtectedLink> => [...unmatched(before, after), ...unmatched(after, before)]
+
+/** The protected links an edit violates, told apart by what the edit did to each. */
+export interface ProtectedLinkChanges {
+  readonly removed: ReadonlyArray<ProtectedLink>
+  readonly altered: ReadonlyArray<{ readonly from: ProtectedLink; readonly to: ProtectedLink }>
+  readonly added: ReadonlyArray<ProtectedLink>
+}
+
+/**
+ * `compareProtectedLinks`, told apart: a link of `before` that `after` lacks and a link of `after` that `before`
+ * lacks are one link altered when they share their href or their text (paired in document order); the others were
+ * removed or added.
+ */
+export const protectedLinkChanges = (
+  before: ReadonlyArray<ProtectedLink>,
+  after: ReadonlyArray<ProtectedLink>
+): ProtectedLinkChanges => {
+  const added = [...unmatched(after, before)]
+  const removed: Array<ProtectedLink> = []
+  const altered: Array<{ readonly from: ProtectedLink; readonly to: ProtectedLink }> = []
+  for (const from of unmatched(before, after)) {
+    const at = added.findIndex((to) => to.href === from.href || to.text === from.text)
+    if (at === -1) removed.push(from)
+    else altered.push({ from, to: added.splice(at, 1)[0]! })
+  }
+  return { removed, altered, added }
+}
+
+const MAX_FORM = 200
+const MAX_LISTED = 10
+
+/** A protected link as it is written in a body (shortened when long). */
+const formOf = (link: ProtectedLink) => {
+  const form = `<a data-service-protected="${link.type}" href="${link.href}">${link.text}</a>`
+  return form.length > MAX_FORM ? `${form.slice(0, MAX_FORM)}…` : form
+}
+
+/** What an edit did to the protected links it violates, link by link: "removed …; altered … into …; added …". */
+export const describeProtectedLinkChanges = (changes: ProtectedLinkChanges): string => {
+  const items = [
+    ...changes.removed.map((link) => `removed ${formOf(link)}`),
+    ...changes.altered.map(({ from, to }) => `altered ${formOf(from)} into ${formOf(to)}`),
+    ...changes.added.map((link) => `added ${formOf(link)}`)
+  ]
+  const listed = items.slice(0, MAX_LISTED).join("; ")
+  return items.length > MAX_LISTED ? `${listed}; and ${items.length - MAX_LISTED} more` : listed
+}

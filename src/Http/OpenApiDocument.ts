@@ -27,20 +27,11 @@ const templateServer = {
   }
 }
 
-const tagDescriptions: Readonly<Record<string, string>> = {
-  Websites: "The websites of the key's account (every account's, for an admin key).",
-  Articles:
-    "A website's articles: list and read them, and change an article's title, body, meta description or featured image. Every change is kept as a revision; protected links must survive every edit.",
-  Backlinks: "The backlinks acquired for a website, industry and local.",
-  Stats: "Counts of articles published and backlinks acquired over a period.",
-  Description: "This OpenAPI description of the interface."
-}
-
 const ERROR_REF = "#/components/schemas/Error"
-const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+const headerRef = (name: ResponseHeader) => ({ $ref: `#/components/headers/${name}` })
 
 /** The response headers the service sends, declared once and referred to from each response. */
-const headers: Readonly<Record<string, Json>> = {
+const headers = {
   "X-Request-Id": {
     description: "The request's id, also in every server log line about it (quote it when reporting a problem).",
     required: true,
@@ -82,7 +73,26 @@ const headers: Readonly<Record<string, Json>> = {
     required: true,
     schema: { type: "string" }
   }
-}
+} satisfies Record<string, Json>
+
+type ResponseHeader = keyof typeof headers
+
+/**
+ * An endpoint annotation (`OpenApi.Transform`): the endpoint's answers with `status` carry the response header `name`,
+ * besides those every answer carries.
+ */
+export const sendsHeader =
+  (status: string, name: ResponseHeader) =>
+  (operation: Record<string, unknown>): Record<string, unknown> => {
+    const response = objectAt(objectAt(operation["responses"])[status])
+    return {
+      ...operation,
+      responses: {
+        ...objectAt(operation["responses"]),
+        [status]: { ...response, headers: { ...objectAt(response["headers"]), [name]: headerRef(name) } }
+      }
+    }
+  }
 
 interface ErrorComponent {
   readonly id: string
@@ -152,7 +162,7 @@ const responseHeaders = (status: string, authenticated: boolean): Json => ({
   "X-Request-Id": headerRef("X-Request-Id"),
   ...(authenticated && status !== "401" && status !== "503"
     ? Object.fromEntries(
-        ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"].map((name) => [
+        (["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"] as const).map((name) => [
           name,
           headerRef(name)
         ])
@@ -176,7 +186,8 @@ const contentWithoutTitles = (content: unknown) =>
  * - every error response is the one `Error` schema, its `error` narrowed to the status's identifiers;
  * - every response declares its headers (`X-Request-Id`, `RateLimit-*`, `Retry-After`, `WWW-Authenticate`);
  * - schema `title`s (the schema library's internal labels) are removed; the main schemas get examples;
- * - tags get descriptions, the document its server, contact and license.
+ * - the document gets its server, contact and license.
+ * Tags (groups) carry their descriptions, and an endpoint the headers of its own, as annotations.
  */
 export const documentTransform = (spec: Json): Json => {
   const components = objectAt(spec["components"])
@@ -191,7 +202,6 @@ export const documentTransform = (spec: Json): Json => {
       const parameters = (operation["parameters"] ?? []) as ReadonlyArray<Json>
       // A kept answer may be replayed whatever its status; a read of one article sends its revision as ETag.
       const takesIdempotencyKey = parameters.some((p) => p["in"] === "header" && p["name"] === "idempotency-key")
-      const sendsEtag = operation["operationId"] === "articles.getArticle"
       const { 400: _, ...responses } = objectAt(operation["responses"])
       return {
         ...operation,
@@ -214,7 +224,6 @@ export const documentTransform = (spec: Json): Json => {
             headers: {
               ...responseHeaders(status, authenticated),
               ...(takesIdempotencyKey ? { "Idempotent-Replayed": headerRef("Idempotent-Replayed") } : {}),
-              ...(sendsEtag && status === "200" ? { ETag: headerRef("ETag") } : {}),
               ...objectAt(response["headers"])
             }
           }
@@ -272,11 +281,7 @@ export const documentTransform = (spec: Json): Json => {
         return example === undefined ? clean : { ...clean, examples: [example.value] }
       }),
       headers
-    },
-    tags: ((spec["tags"] ?? []) as ReadonlyArray<Json>).map((tag) => {
-      const description = tagDescriptions[String(tag["name"])]
-      return description === undefined ? tag : { ...tag, description }
-    })
+    }
   }
 }
 

@@ -1,15 +1,8 @@
-import {
-  HttpApi,
-  type HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  HttpRouter,
-  HttpServerRequest,
-  Multipart
-} from "@effect/platform"
+import { HttpApi, type HttpApiGroup, HttpApiSchema, HttpRouter, HttpServerRequest, Multipart } from "@effect/platform"
 import { Effect, Layer, Option, Stream } from "effect"
+import { RequestBody } from "../Api/Middleware.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
-import { ValidationError, ValidationErrorBody } from "../Domain/Errors.js"
+import { ValidationError } from "../Domain/Errors.js"
 import { jsonDepthExceeds } from "./JsonDepth.js"
 
 /** Largest JSON (or other non-multipart) request body of the API: a 200 KB article has ample room. */
@@ -43,16 +36,6 @@ export const refuseDeepJson = (text: string) =>
         })
       )
     : Effect.void
-
-/**
- * The content types an endpoint's body may have (after `Authentication`): JSON, and multipart where the endpoint's
- * payload has a multipart form. Another or a missing content type is 422 `validation_error` saying which it takes,
- * before the body is read, rather than a misleading message about its fields; JSON nested too deep is refused too.
- */
-export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Http/RequestBody", {
-  failure: ValidationErrorBody,
-  provides: HttpServerRequest.HttpServerRequest
-}) {}
 
 /** The most parts a multipart body may have. */
 export const MAX_MULTIPART_PARTS = 16

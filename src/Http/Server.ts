@@ -1,28 +1,50 @@
 import { randomUUID } from "node:crypto"
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, HashMap, Option } from "effect"
-import { InternalError, NotFound } from "../Domain/Errors.js"
+import { InternalError, NotFound, PayloadTooLarge } from "../Domain/Errors.js"
+import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
 import { internalErrorMessage } from "./ErrorMessages.js"
 import { errorResponse } from "./ErrorResponse.js"
+import { bodyCapOf } from "./RequestBodies.js"
 import { RequestId } from "./RequestId.js"
 
 /** The path of a request URL, without its query string. */
 export const pathOf = (url: string) => url.split("?")[0] ?? url
 
 /**
- * A `;` in a path names no route. The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
- * `;` as the start of parameters), so such a path is answered 404 before routing. It wraps the application inside
- * the server (not as part of `serverMiddleware`, whose answers bypass the pre-response handlers), so that the 404
- * carries its request id like every other answer.
+ * What holds for requests from the network, before the application sees them:
+ * - a `;` in a path names no route. The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
+ *   `;` as the start of parameters), so such a path is answered 404 before routing;
+ * - a body declared larger than its route's cap is refused with 413 before it is read, and one that does not declare
+ *   its size (chunked) is read up to the cap and refused with 413 once over it (see `readUndeclaredBody`). A request answered in process (an agent's tool call) was capped as part of the
+ *   request to /mcp that carries it.
+ * It wraps the application inside the server (not as part of `serverMiddleware`, whose answers bypass the
+ * pre-response handlers), so that these answers carry their request id like every other.
  */
-export const withoutPathParameters = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-    pathOf(request.url).includes(";")
-      ? Effect.succeed(
-          errorResponse(new NotFound({ message: `No route for ${request.method} ${pathOf(request.url)}.` }))
-        )
-      : app
-  )
+export const fromNetwork = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const path = pathOf(request.url)
+    if (path.includes(";")) {
+      return Effect.succeed(errorResponse(new NotFound({ message: `No route for ${request.method} ${path}.` })))
+    }
+    // No endpoint reads the body of a GET or HEAD.
+    if (request.method === "GET" || request.method === "HEAD") return app
+    const cap = bodyCapOf(path, request.headers["content-type"])
+    const tooLarge = errorResponse(
+      new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
+    )
+    const declared = Number(request.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > cap) return Effect.succeed(tooLarge)
+    const capped = HttpIncomingMessage.withMaxBodySize(app, Option.some(cap))
+    if (!isUndeclaredBody(request)) return capped
+    // A body without a declared length is read here, within the cap, so that one over it is answered 413.
+    return Effect.flatMap(readUndeclaredBody(request, cap), (read) =>
+      Option.match(read, {
+        onNone: () => Effect.succeed(tooLarge),
+        onSome: (within) => Effect.provideService(capped, HttpServerRequest.HttpServerRequest, within)
+      })
+    )
+  })
 
 /** A response the platform raises as a defect after it has answered with it. */
 const platformAnswer = (defect: unknown) =>

@@ -1,8 +1,9 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Context, Effect, Option, Runtime } from "effect"
+import { CallToolRequestSchema, ErrorCode, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
+import { Context, Effect, Either, Option, Runtime } from "effect"
+import { Door } from "../Api/Middleware.js"
 import { bearerToken } from "../Auth/Authentication.js"
-import { ToolCaller } from "../Auth/CurrentCredential.js"
 import type { Credential } from "../Domain/Credential.js"
 import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
@@ -10,7 +11,7 @@ import { answerInProcess } from "../Http/InProcess.js"
 import { ownHosts, ownOrigins } from "../Http/Origins.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
 import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
-import { admitRequest } from "../Limits/RequestLimit.js"
+import { rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
 import { Limits } from "../Limits.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { MCP_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
@@ -34,28 +35,72 @@ const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
     return text === "" ? {} : (JSON.parse(text) as Record<string, unknown>)
   })
 
-/**
- * A tool call, answered by the tool's endpoint through the application itself, in process, for the signed-in user:
- * authentication, validation, limits, errors, revisions and the call log are the endpoint's own.
- */
-export const answerTool = (credential: Credential, tool: Tool, args: Readonly<Record<string, unknown>>) =>
-  Effect.gen(function* () {
-    const request = toolRequest(tool, args)
-    if (request._tag === "Left") return { _tag: "Error", ...publicError(request.left) } satisfies ToolOutcome
-    const response = yield* answerInProcess(
-      HttpServerRequest.fromWeb(request.right),
-      Context.make(ToolCaller, { credential, tool: tool.name })
-    )
-    const body = yield* bodyOf(response)
-    return response.status >= 200 && response.status < 300
-      ? ({ _tag: "Ok", data: body } satisfies ToolOutcome)
-      : ({ _tag: "Error", status: response.status, body } satisfies ToolOutcome)
+interface LimitHeaders {
+  readonly remaining: number
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** The request-limit headers of an answer, and how many requests they leave. */
+const limitHeadersOf = (response: HttpServerResponse.HttpServerResponse): LimitHeaders | undefined => {
+  const headers = Object.entries(response.headers).filter(
+    ([name]) => name.startsWith("ratelimit-") || name === "retry-after"
+  )
+  const remaining = Number(response.headers["ratelimit-remaining"])
+  return headers.length === 0 || !Number.isFinite(remaining)
+    ? undefined
+    : { remaining, headers: Object.fromEntries(headers) }
+}
+
+/** The door of an agent's tool call: the signed-in user the access token stands for, counted call by call. */
+export const toolDoor = (limits: Limits, credential: Credential, tool: Tool) =>
+  Door.of({
+    authenticate: Effect.map(limits.countRequest(credential), (requests) => ({ credential, origin: "MCP", requests })),
+    callName: () => ({ method: null, path: null, tool: tool.name })
   })
 
 /**
+ * A tool call, answered by the tool's endpoint through the application itself, in process, as a request of its own:
+ * authentication (the signed-in user, origin MCP), the request limit (each call counts), validation, errors,
+ * revisions and the call log are the endpoint's own. Arguments that cannot be made into a request at all are refused
+ * here, like an HTTP request that names no route.
+ */
+export const answerTool = (door: Door["Type"], tool: Tool, args: Readonly<Record<string, unknown>>) =>
+  Effect.gen(function* () {
+    const request = toolRequest(tool, args)
+    if (request._tag === "Left") {
+      return { outcome: { _tag: "Error", ...publicError(request.left) } satisfies ToolOutcome, limits: undefined }
+    }
+    const response = yield* answerInProcess(HttpServerRequest.fromWeb(request.right), Context.make(Door, door))
+    const body = yield* bodyOf(response)
+    const outcome: ToolOutcome =
+      response.status >= 200 && response.status < 300
+        ? { _tag: "Ok", data: body }
+        : { _tag: "Error", status: response.status, body }
+    return { outcome, limits: limitHeadersOf(response) }
+  })
+
+/** The revisions of the protocol whose JSON-RPC messages may come in batches; 2025-06-18 removed them. */
+const batchRevisions = new Set(["2024-10-07", "2024-11-05", "2025-03-26"])
+
+/**
+ * The revision a POST speaks: its `MCP-Protocol-Version` header, else the one an initialize request asks for, else
+ * 2025-03-26 (what the specification has a server assume when a request names none).
+ */
+const revisionOf = (headers: Readonly<Record<string, string | undefined>>, messages: ReadonlyArray<unknown>) => {
+  const initialize = messages.find(
+    (message): message is { params: { protocolVersion: unknown } } =>
+      isJSONRPCRequest(message) && message.method === "initialize"
+  )
+  const asked = initialize?.params?.protocolVersion
+  return headers["mcp-protocol-version"] ?? (typeof asked === "string" ? asked : "2025-03-26")
+}
+
+/**
  * `POST /mcp`: the agent interface over Streamable HTTP, stateless (a fresh MCP server per request, so any instance
- * can answer). The caller is the user an OAuth access token stands for; each request counts against that user's
- * request limit, and each tool call runs through its endpoint (see `answerTool`).
+ * can answer). The caller is the user an OAuth access token stands for. Each tool call is a request of its own
+ * through the application (see `answerTool`), counted against the user's request limit when it is answered, so a
+ * batch of N calls counts N; the protocol messages of a POST (initialize, tools/list, notifications, a call that
+ * cannot be made) count once for the POST. Batches are taken from clients that speak a revision that has them.
  */
 export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
   HttpApiBuilder.Router.use((router) =>
@@ -73,18 +118,59 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           }`
         })
 
+      /** Whether a message is a request of its own: a call of a known tool with arguments that make a request. */
+      const entersPipeline = (message: unknown) => {
+        if (!isJSONRPCRequest(message) || message.method !== "tools/call") return false
+        const call = CallToolRequestSchema.safeParse(message)
+        if (!call.success) return false
+        const tool = tools.find((candidate) => candidate.name === call.data.params.name)
+        return tool !== undefined && Either.isRight(toolRequest(tool, call.data.params.arguments ?? {}))
+      }
+
       const handle = Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const token = Option.flatten(bearerToken(request.headers))
         const credential = Option.isNone(token) ? Option.none() : yield* tokens.verify(token.value)
         if (Option.isNone(credential)) return unauthorized(request.headers["authorization"] !== undefined)
-        yield* admitRequest(limits, credential.value)
         const text = yield* request.text
         // The whole JSON-RPC message counts, envelope included.
         yield* refuseDeepJson(text)
+        const parsed = Either.try(() => JSON.parse(text) as unknown)
+        const messages = Either.match(parsed, {
+          onLeft: () => [undefined],
+          onRight: (body) => (Array.isArray(body) ? body : [body])
+        })
+        if (Either.isRight(parsed) && Array.isArray(parsed.right)) {
+          const revision = revisionOf(request.headers, messages)
+          if (!batchRevisions.has(revision)) return batchRefused(revision)
+        }
+        // The answer carries the request-limit headers of the request (the POST's own, or a call's) that left the
+        // fewest requests.
+        let fewest: LimitHeaders | undefined
+        const keep = (headers: LimitHeaders | undefined) => {
+          if (headers !== undefined && (fewest === undefined || headers.remaining <= fewest.remaining)) fewest = headers
+        }
+        if (!messages.every(entersPipeline)) {
+          const allowance = yield* limits.countRequest(credential.value)
+          const answer = withLimitHeaders(
+            allowance.exceeded ? errorResponse(rateLimited(allowance), corsHeaders) : HttpServerResponse.empty(),
+            allowance,
+            limits.editsPerDay
+          )
+          if (allowance.exceeded) return answer
+          keep(limitHeadersOf(answer))
+        }
         const run = Runtime.runPromise(yield* Effect.runtime<never>())
         const call = (tool: Tool, args: Readonly<Record<string, unknown>>) =>
-          run(answerTool(credential.value, tool, args) as Effect.Effect<ToolOutcome>)
+          run(
+            answerTool(toolDoor(limits, credential.value, tool), tool, args) as Effect.Effect<{
+              readonly outcome: ToolOutcome
+              readonly limits: LimitHeaders | undefined
+            }>
+          ).then(({ outcome, limits }) => {
+            keep(limits)
+            return outcome
+          })
         const response = yield* Effect.promise(async () => {
           const server = makeMcpServer(tools, call)
           const transport = new WebStandardStreamableHTTPServerTransport({
@@ -102,19 +188,32 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
               if (value !== undefined) headers.set(name, value)
             const webRequest = new Request(`${base}/mcp`, { method: "POST", headers, body: text })
             return await transport.handleRequest(webRequest, {
-              authInfo: { token: Option.getOrElse(token, () => ""), clientId: "", scopes: [MCP_SCOPE] }
+              authInfo: { token: Option.getOrElse(token, () => ""), clientId: "", scopes: [MCP_SCOPE] },
+              ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
             })
           } finally {
             await server.close()
           }
         })
-        return HttpServerResponse.setHeaders(HttpServerResponse.fromWeb(response), corsHeaders)
-      }).pipe(
-        Effect.catchTags({
-          RateLimited: (error) => Effect.succeed(errorResponse(error, corsHeaders)),
-          ValidationError: (error) => Effect.succeed(errorResponse(error, corsHeaders))
+        return HttpServerResponse.setHeaders(HttpServerResponse.fromWeb(response), {
+          ...(fewest?.headers ?? {}),
+          ...corsHeaders
         })
-      )
+      }).pipe(Effect.catchTags({ ValidationError: (error) => Effect.succeed(errorResponse(error, corsHeaders)) }))
+
+      /** A batch from a client whose revision has none: refused whole, before anything in it runs. */
+      const batchRefused = (revision: string) =>
+        HttpServerResponse.unsafeJson(
+          {
+            jsonrpc: "2.0",
+            id: null,
+            error: {
+              code: ErrorCode.InvalidRequest,
+              message: `Invalid Request: MCP revision ${revision} has no JSON-RPC batches; send one message per request.`
+            }
+          },
+          { status: 400, headers: corsHeaders }
+        )
 
       const methodNotAllowed = Effect.succeed(
         errorResponse(

@@ -1,7 +1,7 @@
 import { HttpApi, type HttpApiGroup, HttpApiSchema, type HttpMethod } from "@effect/platform"
 import { Context, JSONSchema, Option, type Schema, type SchemaAST } from "effect"
+import { AgentTool, type AgentToolSpec, type AgentToolVariant, isVariant } from "../Api/AgentTool.js"
 import { NUL_FREE_PATTERN } from "../Domain/Text.js"
-import { AgentTool, type AgentToolSpec, type AgentToolVariant, isVariant } from "../Http/AgentTool.js"
 
 type JsonSchema = Record<string, unknown>
 

@@ -28,4 +28,5 @@ export class MetaApi extends HttpApiGroup.make("meta")
         "The machine-readable OpenAPI 3.1 description of this interface. No credentials needed."
       )
   )
-  .annotate(OpenApi.Title, "Description") {}
+  .annotate(OpenApi.Title, "Description")
+  .annotate(OpenApi.Description, "This OpenAPI description of the interface.") {}

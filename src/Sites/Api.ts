@@ -1,28 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
 import { ForbiddenBody, ValidationErrorBody } from "../Domain/Errors.js"
-import { ListResponse, PageQuery } from "../Domain/Pagination.js"
+import { ListResponse } from "../Domain/Pagination.js"
+import { SitesQuery } from "../Domain/Queries.js"
 import { Site } from "../Domain/Site.js"
-import { Text } from "../Domain/Text.js"
-import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
-
-/** The admin filters of the sites list (shared by the endpoint and the agent tool). */
-export const SitesFilterFields = {
-  account: Schema.optional(
-    Text.annotations({
-      description: "Admins only (others: forbidden): the customer's user id or e-mail."
-    })
-  ),
-  website: Schema.optional(
-    Text.annotations({
-      description: "Admins only (others: forbidden): part of the website address, any case."
-    })
-  )
-}
-
-export const SitesQuery = Schema.Struct({ ...SitesFilterFields, ...PageQuery })
-export type SitesQuery = typeof SitesQuery.Type
 
 export class SitesApi extends authenticated(
   HttpApiGroup.make("sites").add(
@@ -45,4 +27,6 @@ export class SitesApi extends authenticated(
         "Lists the websites of the key's account in id order. Admin keys see every account's websites and may narrow them with `account` and `website`."
       )
   )
-).annotate(OpenApi.Title, "Websites") {}
+)
+  .annotate(OpenApi.Title, "Websites")
+  .annotate(OpenApi.Description, "The websites of the key's account (every account's, for an admin key).") {}

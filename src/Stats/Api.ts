@@ -1,26 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
-import { SitePath } from "../Articles/Api.js"
-import { CalendarDate } from "../Domain/Dates.js"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
+import { SitePath } from "../Api/Paths.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { DataResponse } from "../Domain/Pagination.js"
+import { StatsQuery } from "../Domain/Queries.js"
 import { Stats } from "../Domain/Stats.js"
-import { Text } from "../Domain/Text.js"
-import { AgentTool } from "../Http/AgentTool.js"
-import { authenticated } from "../Http/Authenticated.js"
-
-export const StatsQuery = Schema.Struct({
-  period: Schema.optional(
-    Text.annotations({
-      description:
-        "this_month (default), last_month, last_30_days, YYYY-MM or YYYY-MM-DD (UTC); from and to win over it.",
-      examples: ["this_month", "last_month", "last_30_days", "2026-10", "2026-10-15"]
-    })
-  ),
-  from: Schema.optional(CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive); needs to." })),
-  to: Schema.optional(CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." }))
-})
-export type StatsQuery = typeof StatsQuery.Type
 
 export class StatsApi extends authenticated(
   HttpApiGroup.make("stats").add(
@@ -45,4 +30,6 @@ export class StatsApi extends authenticated(
         "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. An unknown period, an impossible date, only one of from/to, or from after to: 422 validation_error."
       )
   )
-).annotate(OpenApi.Title, "Stats") {}
+)
+  .annotate(OpenApi.Title, "Stats")
+  .annotate(OpenApi.Description, "Counts of articles published and backlinks acquired over a period.") {}

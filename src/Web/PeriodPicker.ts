@@ -1,8 +1,8 @@
 import { Either, Schema } from "effect"
 import { fromParseError } from "../Domain/DecodeIssues.js"
+import { StatsQuery } from "../Domain/Queries.js"
 import type { Stats } from "../Domain/Stats.js"
 import { html } from "../Http/Html.js"
-import { StatsQuery } from "../Stats/Api.js"
 import { monthName } from "./Charts.js"
 
 const PRESETS = [

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
-import { SitePath } from "../Articles/Api.js"
+import { SitePath } from "../Api/Paths.js"
 import { Articles } from "../Articles.js"
 import { Backlinks } from "../Backlinks.js"
 import type { ArticleStatus } from "../Domain/Article.js"

@@ -25,6 +25,6 @@ export interface AgentToolVariant {
   readonly pathArgs?: Readonly<Record<string, string>>
 }
 
-export class AgentTool extends Context.Tag("Http/AgentTool")<AgentTool, AgentToolSpec | AgentToolVariant>() {}
+export class AgentTool extends Context.Tag("Api/AgentTool")<AgentTool, AgentToolSpec | AgentToolVariant>() {}
 
 export const isVariant = (spec: AgentToolSpec | AgentToolVariant): spec is AgentToolVariant => "when" in spec

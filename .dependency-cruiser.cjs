@@ -1,0 +1,50 @@
+/**
+ * The layering, checked by `npm run lint:deps` (dependency-cruiser): declarations load no SQL and no server, a
+ * feature reaches another only through its service, and folders do not depend on each other in a circle.
+ * Violations that predate a rule are listed in .dependency-cruiser-known-violations.json (`npm run lint:deps:baseline`
+ * rewrites it); a new one fails the check.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "declarations-load-no-sql-or-server",
+      comment:
+        "src/Api/ and src/Domain/ are declarations: importable by a client or a script without a database or a server.",
+      severity: "error",
+      from: { path: "^src/(Api|Domain)/" },
+      to: {
+        path: [
+          "Repo\\.ts$",
+          "^src/Sql/",
+          "^src/Server/",
+          "^src/Server\\.ts$",
+          "^src/Http/(Server|Errors|StartupGate|InProcess|Deadlines|Health)\\.ts$",
+          "^src/(Database|PgPool|SqlFormats|Config)\\.ts$",
+          "(^|/)node_modules/(pg|@effect/sql|@effect/sql-pg|@electric-sql/[^/]+|@effect/platform-node)/"
+        ]
+      }
+    },
+    {
+      name: "no-other-features-http-or-repo",
+      comment: "A feature reaches another feature through its service, never through its handlers or its SQL.",
+      severity: "error",
+      // The composition root assembles every feature's handlers.
+      from: { path: "^src/([A-Za-z]+)(/|\\.ts$)", pathNot: "^src/(Server|main)\\.ts$" },
+      to: { path: "^src/[A-Za-z]+/([A-Za-z]*Repo|Http)\\.ts$", pathNot: "^src/$1/" }
+    },
+    {
+      name: "no-cycles-between-folders",
+      comment: "Folders depend on each other in one direction.",
+      severity: "error",
+      scope: "folder",
+      from: { path: "^src/" },
+      to: { circular: true }
+    }
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: false,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] }
+  }
+}

@@ -1,0 +1,121 @@
+import {
+  type HttpApiEndpoint,
+  type HttpApiGroup,
+  HttpApiMiddleware,
+  HttpApiSecurity,
+  HttpServerRequest,
+  OpenApi
+} from "@effect/platform"
+import { Context, Effect } from "effect"
+import type { AuditEntry } from "../Domain/CallLog.js"
+import type { CallOrigin, Credential } from "../Domain/Credential.js"
+import { RateLimitedBody, Unauthorized, UnauthorizedBody, ValidationErrorBody } from "../Domain/Errors.js"
+
+/** Where a credential stands in its current one-minute window, once the request being served is counted. */
+export interface RequestAllowance {
+  readonly limit: number
+  readonly remaining: number
+  /** Seconds until the window resets. */
+  readonly reset: number
+  readonly exceeded: boolean
+}
+
+/** Who makes the request being served, through which door, and where that leaves their request limit. */
+export interface Caller {
+  readonly credential: Credential
+  readonly origin: CallOrigin
+  /** The request was counted as it was authenticated; `RequestLimit` judges the count. */
+  readonly requests: RequestAllowance
+}
+
+/** What the call log records a call as: the method and path of an HTTP request, or the name of a tool. */
+export interface CallName {
+  readonly method: string | null
+  readonly path: string | null
+  readonly tool: string | null
+}
+
+/**
+ * The door a request came through, provided by that door: the HTTP server for a request from the network, the agent
+ * interface for each tool call it answers in process. The pipeline asks the door who is calling and what to call
+ * the call; no middleware asks which door it is. A request that came through no door authenticates no one.
+ */
+export class Door extends Context.Reference<Door>()("Api/Door", {
+  defaultValue: (): {
+    readonly authenticate: Effect.Effect<Caller, Unauthorized, HttpServerRequest.HttpServerRequest>
+    readonly callName: (request: HttpServerRequest.HttpServerRequest) => CallName
+  } => ({
+    authenticate: Effect.fail(new Unauthorized({ message: "The request came through no door that authenticates." })),
+    callName: (request) => ({ method: request.method, path: null, tool: null })
+  })
+}) {}
+
+/** The caller of the request being served, provided by the `Authentication` middleware. */
+export class CurrentCaller extends Context.Tag("Api/CurrentCaller")<CurrentCaller, Caller>() {}
+
+/** The credential of the request being served. */
+export const CurrentCredential: Effect.Effect<Credential, never, CurrentCaller> = Effect.map(
+  CurrentCaller,
+  (caller) => caller.credential
+)
+
+/**
+ * Who is calling: an API key (`Authorization: Bearer <key>`, read first when present, or `X-API-Key`), or, for an
+ * agent's tool call, the signed-in user it runs for. A missing, malformed, unknown or revoked key is a 401, even when
+ * the other header holds a valid one. The request is counted against its credential's limit here.
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Api/Authentication", {
+  failure: UnauthorizedBody,
+  provides: CurrentCaller,
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "Authorization: Bearer <API key>. Read first when present.")
+    ),
+    apiKey: HttpApiSecurity.apiKey({ key: "X-API-Key", in: "header" }).pipe(
+      HttpApiSecurity.annotate(OpenApi.Description, "X-API-Key: <API key>.")
+    )
+  }
+}) {}
+
+/**
+ * The call being served, as the call log will record it. A change that commits writes its row in its own
+ * transaction (`entry(200)`, then `markRecorded`), so that a saved change is never missing from the log; every other
+ * call is recorded when its response leaves (a read in the next batch of reads, see `AuditLog.recordRead`). A call
+ * answered with a 5xx is recorded when it leaves even if it had marked its row: that transaction did not commit, or
+ * its outcome is unknown.
+ */
+export interface CallRecord {
+  readonly entry: (status: number) => Effect.Effect<AuditEntry>
+  readonly markRecorded: Effect.Effect<void>
+}
+
+/** The call being served, provided by the `CallLog` middleware. */
+export class CurrentCall extends Context.Tag("Api/CurrentCall")<CurrentCall, CallRecord>() {}
+
+/** Records every authenticated call, an agent's tool calls included (after `Authentication`). */
+export class CallLog extends HttpApiMiddleware.Tag<CallLog>()("Api/CallLog", { provides: CurrentCall }) {}
+
+/** The per-credential request limit of every authenticated endpoint (after `Authentication`). */
+export class RequestLimit extends HttpApiMiddleware.Tag<RequestLimit>()("Api/RequestLimit", {
+  failure: RateLimitedBody
+}) {}
+
+/**
+ * The content types an endpoint's body may have (after `Authentication`): JSON, and multipart where the endpoint's
+ * payload has a multipart form. Another or a missing content type is 422 `validation_error` saying which it takes,
+ * before the body is read, rather than a misleading message about its fields; JSON nested too deep is refused too.
+ */
+export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Api/RequestBody", {
+  failure: ValidationErrorBody,
+  provides: HttpServerRequest.HttpServerRequest
+}) {}
+
+/**
+ * The middleware chain of every authenticated group, the same for an HTTP request and an agent's tool call:
+ * `Authentication` (who calls; the request is counted), then `CallLog` (the call is recorded, whatever its outcome),
+ * then `RequestLimit` (the per-credential limit and its headers), then `RequestBody` (the body's content type and
+ * nesting). The framework runs a group's middleware last-added first.
+ */
+export const authenticated = <Id extends string, Endpoints extends HttpApiEndpoint.HttpApiEndpoint.Any, E, R>(
+  group: HttpApiGroup.HttpApiGroup<Id, Endpoints, E, R>
+) => group.middleware(RequestBody).middleware(RequestLimit).middleware(CallLog).middleware(Authentication)

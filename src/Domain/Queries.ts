@@ -1,0 +1,50 @@
+import { Schema } from "effect"
+import { ArticleStatus } from "./Article.js"
+import { CalendarDate, DateRangeQuery } from "./Dates.js"
+import { PageQuery } from "./Pagination.js"
+import { Text } from "./Text.js"
+
+// The query parameters of the lists and counts, shared by their endpoints (and so their agent tools), the services
+// that answer them, and the web pages that read the same parameters.
+
+/** The admin filters of the sites list (shared by the endpoint and the agent tool). */
+export const SitesFilterFields = {
+  account: Schema.optional(
+    Text.annotations({
+      description: "Admins only (others: forbidden): the customer's user id or e-mail."
+    })
+  ),
+  website: Schema.optional(
+    Text.annotations({
+      description: "Admins only (others: forbidden): part of the website address, any case."
+    })
+  )
+}
+
+export const SitesQuery = Schema.Struct({ ...SitesFilterFields, ...PageQuery })
+export type SitesQuery = typeof SitesQuery.Type
+
+/** The filters of the articles list (shared by the endpoint and the agent tool). */
+export const ArticlesFilterFields = {
+  ...DateRangeQuery,
+  status: Schema.optional(ArticleStatus.annotations({ description: "Only articles with this status." }))
+}
+
+export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
+export type ArticlesQuery = typeof ArticlesQuery.Type
+
+export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
+export type BacklinksQuery = typeof BacklinksQuery.Type
+
+export const StatsQuery = Schema.Struct({
+  period: Schema.optional(
+    Text.annotations({
+      description:
+        "this_month (default), last_month, last_30_days, YYYY-MM or YYYY-MM-DD (UTC); from and to win over it.",
+      examples: ["this_month", "last_month", "last_30_days", "2026-10", "2026-10-15"]
+    })
+  ),
+  from: Schema.optional(CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive); needs to." })),
+  to: Schema.optional(CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." }))
+})
+export type StatsQuery = typeof StatsQuery.Type

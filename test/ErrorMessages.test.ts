@@ -1,0 +1,209 @@
+// @tags: runtime
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import type { ArticleId } from "../src/Domain/Ids.js"
+import { newMcpSession } from "./support/McpSession.js"
+import { TestApp, TestServerLive } from "./support/TestServer.js"
+
+const PARTNER = { type: "backlink", href: "https://partner.example/", text: "our partner" }
+const partnerLink = (href = PARTNER.href, text = PARTNER.text) =>
+  `<a data-service-protected="backlink" href="${href}">${text}</a>`
+const PROTECTED_BODY = `<p>Read about ${partnerLink()} today.</p>`
+
+/** Each test starts a minute after the previous one: the shared session never meets its request limit. */
+let lastStart = 0
+const startClock = Effect.suspend(() => {
+  lastStart = Math.max(Date.now(), lastStart + 61_000)
+  return TestClock.setTime(lastStart)
+})
+
+type Session = Effect.Effect.Success<typeof newMcpSession>
+let shared: Session | undefined
+const session = Effect.suspend(() =>
+  shared === undefined
+    ? Effect.tap(newMcpSession, (made) => Effect.sync(() => (shared = made)))
+    : Effect.succeed(shared)
+)
+
+/** A REST call with the session's API key; the status and the error body. */
+const rest = (key: string, method: string, path: string, body?: unknown, init: RequestInit = {}) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch(`/api/v1${path}`, {
+      method,
+      ...init,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...(init.headers as Record<string, string> | undefined)
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
+  })
+
+/** The same refusal through REST and through the tool: its error body, which must be the same through both. */
+const refusedAlike = (
+  viaRest: Effect.Effect<
+    { readonly status: number; readonly body: { readonly error: string; readonly message: string } },
+    never,
+    TestApp
+  >,
+  tool: string,
+  args: Record<string, unknown>
+) =>
+  Effect.gen(function* () {
+    const { callTool } = yield* session
+    const byRest = yield* viaRest
+    const byTool = yield* callTool(tool, args)
+    assert.isTrue(byTool.isError, JSON.stringify(byTool.text))
+    assert.strictEqual(byTool.text.error, byRest.body.error)
+    assert.strictEqual(byTool.text.message, byRest.body.message)
+    return byRest.body
+  })
+
+const storedBody = (id: ArticleId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ body: string }>`select body from articles where id = ${id}`.pipe(Effect.orDie)
+    return rows[0]!.body
+  })
+
+layer(TestServerLive)("error messages say how to fix the request, through REST and MCP alike", (it) => {
+  describe("a bad enum value lists the allowed values", () => {
+    it.effect("status=live on the articles list names draft, scheduled and published", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const body = yield* refusedAlike(rest(key, "GET", `/sites/${siteId}/articles?status=live`), "list_articles", {
+          site_id: siteId,
+          status: "live"
+        })
+        assert.strictEqual(body.error, "validation_error")
+        assert.strictEqual(body.message, 'status: must be one of "draft", "scheduled", "published"; got "live"')
+      })
+    )
+  })
+
+  describe("a replacement conflict names the replacement, the count, and what to do", () => {
+    it.effect('a find that occurs twice is 409 naming replacements[1] and 2, suggesting "all": true', () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const app = yield* TestApp
+        const id = yield* app.makeArticle(siteId, { body: "<p>red fish, red fish, blue fish</p>" })
+        const replacements = [
+          { find: "blue", replace: "green" },
+          { find: "red", replace: "pink" }
+        ]
+        const body = yield* refusedAlike(rest(key, "PATCH", `/articles/${id}`, { replacements }), "update_article", {
+          article_id: id,
+          replacements
+        })
+        assert.strictEqual(body.error, "replacement_conflict")
+        assert.include(body.message, "replacements[1]")
+        assert.include(body.message, "occurs 2 times")
+        assert.include(body.message, '"all": true')
+        assert.strictEqual(yield* storedBody(id), "<p>red fish, red fish, blue fish</p>")
+      })
+    )
+
+    it.effect('a find that does not occur says 0 and does not suggest "all": true', () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const app = yield* TestApp
+        const id = yield* app.makeArticle(siteId, { body: "<p>red fish</p>" })
+        const replacements = [{ find: "Red", replace: "pink" }]
+        const body = yield* refusedAlike(rest(key, "PATCH", `/articles/${id}`, { replacements }), "update_article", {
+          article_id: id,
+          replacements
+        })
+        assert.strictEqual(body.error, "replacement_conflict")
+        assert.include(body.message, "replacements[0]")
+        assert.include(body.message, "occurs 0 times")
+        assert.notInclude(body.message, '"all": true')
+      })
+    )
+  })
+
+  describe("a protected-link violation says, link by link, what the edit did", () => {
+    it.effect("a removed link is named as removed, in the form it had", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const app = yield* TestApp
+        const id = yield* app.makeArticle(siteId, { body: PROTECTED_BODY })
+        const edit = { body: "<p>Read about it today.</p>" }
+        const body = yield* refusedAlike(rest(key, "PUT", `/articles/${id}`, edit), "update_article", {
+          article_id: id,
+          ...edit
+        })
+        assert.strictEqual(body.error, "protected_link_violation")
+        assert.include(body.message, `removed ${partnerLink()}`)
+        assert.notInclude(body.message, "altered")
+        assert.strictEqual(yield* storedBody(id), PROTECTED_BODY)
+      })
+    )
+
+    it.effect("an altered link is named as altered, with its old and its new form", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const app = yield* TestApp
+        const id = yield* app.makeArticle(siteId, { body: PROTECTED_BODY })
+        const replacements = [{ find: PARTNER.href, replace: "https://elsewhere.example/" }]
+        const body = yield* refusedAlike(rest(key, "PATCH", `/articles/${id}`, { replacements }), "update_article", {
+          article_id: id,
+          replacements
+        })
+        assert.strictEqual(body.error, "protected_link_violation")
+        assert.include(body.message, `altered ${partnerLink()} into ${partnerLink("https://elsewhere.example/")}`)
+        assert.notInclude(body.message, "removed")
+        assert.strictEqual(yield* storedBody(id), PROTECTED_BODY)
+      })
+    )
+
+    it.effect("an added link is named as added", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const app = yield* TestApp
+        const id = yield* app.makeArticle(siteId, { body: PROTECTED_BODY })
+        const forged = '<a data-service-protected="internal" href="https://forged.example/">forged</a>'
+        const edit = { body: `${PROTECTED_BODY}<p>${forged}</p>` }
+        const body = yield* refusedAlike(rest(key, "PUT", `/articles/${id}`, edit), "update_article", {
+          article_id: id,
+          ...edit
+        })
+        assert.strictEqual(body.error, "protected_link_violation")
+        assert.include(body.message, `added ${forged}`)
+        assert.notInclude(body.message, "removed")
+      })
+    )
+  })
+
+  describe("no internal type name in any message", () => {
+    it.effect("a multipart image sent as a text field says what to send, not the parser's type names", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId, callTool } = yield* session
+        const app = yield* TestApp
+        const id = yield* app.makeArticle(siteId)
+        const form = new FormData()
+        form.append("image", "not a file")
+        const byRest = yield* rest(key, "POST", `/articles/${id}/featured-image`, undefined, { body: form })
+        assert.strictEqual(byRest.status, 422, JSON.stringify(byRest.body))
+        assert.strictEqual(byRest.body.error, "validation_error")
+        assert.match(byRest.body.message, /^image: /)
+        const byTool = yield* callTool("replace_featured_image", { article_id: id, image: {} })
+        assert.strictEqual(byTool.text.error, "validation_error")
+        assert.match(byTool.text.message, /^image: /)
+        for (const message of [byRest.body.message, byTool.text.message]) {
+          assert.notMatch(message, /ReadonlyArray|PersistedFile|Expected [A-Z]/, message)
+        }
+      })
+    )
+  })
+})

@@ -1,0 +1,198 @@
+// @tags: engine runtime
+import { SqlClient } from "@effect/sql"
+import { assert, describe, layer } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Effect, TestClock } from "effect"
+import { readRowsWritten } from "./support/CallLogBatches.js"
+import { callToolRaw, postRpc, toolsCall, toolsList } from "./support/McpClient.js"
+import { newMcpSession } from "./support/McpSession.js"
+import { TestServerLive } from "./support/TestServer.js"
+
+const LIMIT = 60
+
+/**
+ * The test's "now": the server runs on the test clock, which stands still. Each test starts at least a minute after
+ * the previous one, so that no two tests share a request-limit window.
+ */
+let lastStart = 0
+const startClock = Effect.suspend(() => {
+  lastStart = Math.max(Date.now(), lastStart + 61_000)
+  return TestClock.setTime(lastStart)
+})
+
+const newSession = newMcpSession
+
+interface ToolAnswer {
+  readonly isError: boolean
+  readonly body: { readonly error?: string; readonly limit?: number }
+}
+
+/** The call-log rows of a user's tool calls, in order. */
+const toolRows = (userId: number) =>
+  Effect.gen(function* () {
+    yield* readRowsWritten
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ tool: string; status: number; request_id: string | null; origin: string }>`
+      select tool, status, request_id, origin from audit_log where user_id = ${userId} and tool is not null
+      order by id`.pipe(Effect.orDie)
+  })
+
+/** Served calls are the successes; every other answer must be rate_limited with the limit. */
+const assertServedThenLimited = (answers: ReadonlyArray<ToolAnswer>) => {
+  const served = answers.filter((answer) => !answer.isError).length
+  for (const answer of answers.filter((a) => a.isError)) {
+    assert.strictEqual(answer.body.error, "rate_limited", JSON.stringify(answer.body))
+    assert.strictEqual(answer.body.limit, LIMIT)
+  }
+  return served
+}
+
+layer(TestServerLive)("a tool call is a request", (it) => {
+  describe("counted against the request limit, call by call", () => {
+    it.effect(
+      "through the SDK client, 90 tool calls within a minute get at most 60 served; the rest and the next call are rate_limited with limit 60",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* newSession
+          const client = yield* Effect.acquireRelease(
+            Effect.promise(async () => {
+              const client = new Client({ name: "limits-test", version: "1.0.0" })
+              const transport = new StreamableHTTPClientTransport(new URL(session.mcpUrl), {
+                authProvider: session.provider
+              })
+              await client.connect(transport)
+              return client
+            }),
+            (client) => Effect.promise(() => client.close())
+          )
+          const answers: Array<ToolAnswer> = []
+          for (let i = 0; i < 90; i++) {
+            const result = yield* Effect.promise(() => client.callTool({ name: "list_sites", arguments: {} }))
+            const content = result.content as ReadonlyArray<{ readonly text: string }>
+            answers.push({ isError: result.isError === true, body: JSON.parse(content[0]!.text) })
+          }
+          const served = assertServedThenLimited(answers)
+          // The client's own protocol requests (initialize, its notification) count too, once per HTTP request.
+          assert.isAtMost(served, LIMIT)
+          assert.isAtLeast(served, LIMIT - 5)
+          // Once the limit is reached, every further call is refused.
+          assert.isTrue(
+            answers.slice(served).every((answer) => answer.isError),
+            "a call was served after one was refused"
+          )
+          const next = yield* callToolRaw(session.mcpUrl, session.token, "list_sites", {})
+          assert.isTrue(next.isError)
+          assert.strictEqual(next.text.error, "rate_limited")
+          assert.strictEqual(next.text.limit, LIMIT)
+
+          // Every answered call has exactly one call-log row of its own, with its own request id.
+          const rows = yield* toolRows(session.userId)
+          assert.lengthOf(rows, 91)
+          assert.strictEqual(rows.filter((row) => row.status === 200).length, served)
+          assert.strictEqual(rows.filter((row) => row.status === 429).length, 91 - served)
+          for (const row of rows) assert.strictEqual(row.origin, "MCP")
+          assert.strictEqual(new Set(rows.map((row) => row.request_id)).size, 91)
+        }).pipe(Effect.scoped)
+    )
+
+    it.effect(
+      "a JSON-RPC batch of 90 tool calls counts 90: 60 are served, 30 are rate_limited, and the next call is too",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* newSession
+          const batch = Array.from({ length: 90 }, (_, i) => ({ ...toolsCall("list_sites", {}), id: i + 1 }))
+          const reply = yield* postRpc(session.mcpUrl, session.token, batch)
+          assert.strictEqual(reply.status, 200, reply.text)
+          const results = JSON.parse(reply.text) as ReadonlyArray<{
+            readonly id: number
+            readonly result: { readonly isError?: boolean; readonly content: ReadonlyArray<{ readonly text: string }> }
+          }>
+          assert.lengthOf(results, 90)
+          const answers = results.map(({ result }) => ({
+            isError: result.isError === true,
+            body: JSON.parse(result.content[0]!.text)
+          }))
+          assert.strictEqual(assertServedThenLimited(answers), LIMIT)
+          // The answer carries the limit as the calls left it.
+          assert.strictEqual(reply.headers.get("ratelimit-limit"), String(LIMIT))
+          assert.strictEqual(reply.headers.get("ratelimit-remaining"), "0")
+
+          const next = yield* callToolRaw(session.mcpUrl, session.token, "list_sites", {})
+          assert.isTrue(next.isError)
+          assert.strictEqual(next.text.error, "rate_limited")
+          assert.strictEqual(next.text.limit, LIMIT)
+
+          const rows = yield* toolRows(session.userId)
+          assert.lengthOf(rows, 91)
+          assert.strictEqual(rows.filter((row) => row.status === 200).length, LIMIT)
+          assert.strictEqual(rows.filter((row) => row.status === 429).length, 31)
+          // Each call is a request of its own: its own request id, none of them the HTTP request's.
+          const ids = new Set(rows.map((row) => row.request_id))
+          assert.strictEqual(ids.size, 91)
+          assert.isFalse(ids.has(reply.headers.get("x-request-id")))
+          assert.isFalse(ids.has(null))
+
+          // A minute later the user has a fresh allowance.
+          yield* TestClock.adjust("1 minute")
+          assert.isFalse((yield* callToolRaw(session.mcpUrl, session.token, "list_sites", {})).isError)
+        })
+    )
+
+    it.effect(
+      "a POST of one tool call counts once; a POST of protocol messages counts once, however many it holds",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* newSession
+          const call = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}))
+          assert.strictEqual(call.status, 200, call.text)
+          assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+          const list = yield* postRpc(session.mcpUrl, session.token, [
+            { ...toolsList, id: 1 },
+            { ...toolsList, id: 2 },
+            { jsonrpc: "2.0", id: 3, method: "ping" }
+          ])
+          assert.strictEqual(list.status, 200, list.text)
+          assert.strictEqual(list.headers.get("ratelimit-remaining"), String(LIMIT - 2))
+          const mixed = yield* postRpc(session.mcpUrl, session.token, [
+            { ...toolsList, id: 1 },
+            { ...toolsCall("list_sites", {}), id: 2 },
+            { ...toolsCall("list_sites", {}), id: 3 }
+          ])
+          assert.strictEqual(mixed.status, 200, mixed.text)
+          assert.strictEqual(mixed.headers.get("ratelimit-remaining"), String(LIMIT - 5))
+        })
+    )
+  })
+
+  describe("batches", () => {
+    it.effect(
+      "a batch from a client speaking revision 2025-06-18 or later is refused whole with -32600; nothing in it runs or counts",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* newSession
+          for (const revision of ["2025-06-18", "2025-11-25"]) {
+            const batch = [
+              { ...toolsCall("list_sites", {}), id: 1 },
+              { ...toolsCall("list_sites", {}), id: 2 }
+            ]
+            const reply = yield* postRpc(session.mcpUrl, session.token, batch, { "mcp-protocol-version": revision })
+            assert.strictEqual(reply.status, 400, reply.text)
+            const answer = JSON.parse(reply.text)
+            assert.strictEqual(answer.error?.code, -32600, reply.text)
+            assert.include(answer.error?.message, revision)
+          }
+          assert.lengthOf(yield* toolRows(session.userId), 0)
+          const single = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}), {
+            "mcp-protocol-version": "2025-06-18"
+          })
+          assert.strictEqual(single.status, 200, single.text)
+          assert.strictEqual(single.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+        })
+    )
+  })
+})
