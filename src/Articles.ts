@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
+import { RevisionsRepo } from "./Articles/RevisionsRepo.js"
 import { protectedLinksOf } from "./Articles/StoredLinks.js"
 import { type Article, ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
 import type { Credential } from "./Domain/Credential.js"
@@ -29,10 +30,11 @@ export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>):
   })
 
 export class Articles extends Effect.Service<Articles>()("Articles", {
-  dependencies: [ArticlesRepo.Default, Sites.Default],
+  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, Sites.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ArticlesRepo
     const sites = yield* Sites
+    const revisions = yield* RevisionsRepo
 
     /**
      * A page of the website's articles with its `meta`, the page's `data` as JSON text (an array of `Article`):
@@ -69,6 +71,13 @@ export class Articles extends Effect.Service<Articles>()("Articles", {
       })
     })
 
-    return { list, listJson, get, metaDescription: repo.metaDescription }
+    return {
+      list,
+      listJson,
+      get,
+      metaDescription: repo.metaDescription,
+      /** Keeps each article's current content as its revision (origin and reason recorded with it). */
+      storeRevisions: revisions.storeCurrent
+    }
   })
 }) {}

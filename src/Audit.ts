@@ -81,6 +81,12 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
     /** Records one call now. */
     const record = (entry: AuditEntry) => repo.insert(entry).pipe(orLogged([entry]))
 
+    /**
+     * Records a change's call in the transaction the change runs in: the row commits with the change or not at all,
+     * so a failure here fails the change.
+     */
+    const recordInTransaction = (entry: AuditEntry) => repo.insert(entry).pipe(Effect.orDie)
+
     // Reads handed over, and reads whose batch has been written (or has failed, loudly), since the start.
     let handedOver = 0
     let settled = 0
@@ -216,6 +222,7 @@ export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
 
     return {
       record,
+      recordInTransaction,
       recordRead,
       readsWritten,
       maintain,

@@ -1,9 +1,9 @@
 import { Readable } from "node:stream"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Stream } from "effect"
-import { RevisionsRepo } from "./Articles/RevisionsRepo.js"
-import { AccountsRepo } from "./Auth/AccountsRepo.js"
-import { hashPassword, verifyPassword } from "./Auth/Passwords.js"
+import { Articles } from "./Articles.js"
+import { Accounts } from "./Auth/Accounts.js"
+import { verifyPassword } from "./Auth/Passwords.js"
 import type { AccountId, SiteId } from "./Domain/Ids.js"
 import { type Batch, batches, type PreparedBatch, prepareBatch } from "./Import/Batches.js"
 import { check } from "./Import/Check.js"
@@ -62,32 +62,26 @@ const tally = () => {
 }
 
 export class Importer extends Effect.Service<Importer>()("Import", {
-  dependencies: [ImportRepo.Default, AccountsRepo.Default, RevisionsRepo.Default],
+  dependencies: [ImportRepo.Default, Accounts.Default, Articles.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ImportRepo
-    const accounts = yield* AccountsRepo
-    const revisions = yield* RevisionsRepo
+    const accounts = yield* Accounts
+    const articles = yield* Articles
     const sql = yield* SqlClient.SqlClient
 
     /** Finds the account by its user's e-mail (any case) or creates it; brings its name and password up to date. */
     const account = Effect.fn("Importer.account")(function* (input: ImportAccount) {
       const found = yield* repo.findUser(input.email)
       if (Option.isNone(found)) {
-        const passwordHash = input.password == null ? null : yield* hashPassword(input.password)
-        const accountId = yield* accounts.insertAccount(input.name)
-        yield* accounts.insertUser({
-          account_id: accountId,
-          email: input.email,
-          name: input.name,
-          password_hash: passwordHash,
-          is_admin: false
-        })
+        const { accountId } = yield* accounts
+          .create({ email: input.email, name: input.name, password: Option.fromNullable(input.password) })
+          .pipe(Effect.catchTag("EmailTaken", Effect.die))
         return { accountId, outcome: "created" as Outcome }
       }
       const user = found.value
       let outcome: Outcome = "unchanged"
       if (user.account_name !== input.name) {
-        yield* accounts.renameAccount(user.account_id, input.name)
+        yield* accounts.rename(user.account_id, input.name)
         outcome = "updated"
       }
       // Hashes are salted: compare the password itself, so that importing the same file again writes nothing.
@@ -95,7 +89,7 @@ export class Importer extends Effect.Service<Importer>()("Import", {
       if (password != null) {
         const same = user.password_hash !== null && (yield* verifyPassword(password, user.password_hash))
         if (!same) {
-          yield* accounts.setPassword(user.user_id, yield* hashPassword(password))
+          yield* accounts.setPassword(user.user_id, password)
           outcome = "updated"
         }
       }
@@ -122,7 +116,7 @@ export class Importer extends Effect.Service<Importer>()("Import", {
     const writeBatch = Effect.fn("Importer.writeBatch")(function* (batch: PreparedBatch, reason: string) {
       if (batch.kind === "backlinks") return yield* repo.upsertBacklinks(batch.rows)
       const rows = yield* repo.upsertArticles(batch.rows)
-      yield* revisions.storeCurrent(
+      yield* articles.storeRevisions(
         rows.map((row) => row.id),
         "rewrite",
         reason

@@ -34,6 +34,7 @@ import { MediaStore } from "./Media/MediaStore.js"
 import { MetaHttpLive } from "./Meta/Http.js"
 import { AccessTokens } from "./OAuth/AccessTokens.js"
 import { OAuthRoutesLive } from "./OAuth/Http.js"
+import { SignInRoutesLive } from "./SignIn/Http.js"
 import { SitesHttpLive } from "./Sites/Http.js"
 import { Sites } from "./Sites.js"
 import { StatsHttpLive } from "./Stats/Http.js"
@@ -100,6 +101,7 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
       MediaRoutesLive,
       HealthRoutesLive,
       OAuthRoutesLive,
+      SignInRoutesLive,
       McpRoutesLive(deriveTools(Api)),
       WebPagesLive,
       CallLogUpkeepLive

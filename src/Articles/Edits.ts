@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
 import type { CallRecord } from "../Api/Middleware.js"
 import { withBody } from "../Articles.js"
-import { AuditRepo } from "../Audit/Repo.js"
+import { AuditLog } from "../Audit.js"
 import {
   ifMatchAllows,
   type PatchArticlePayload,
@@ -103,7 +103,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
   dependencies: [
     ArticlesRepo.Default,
     RevisionsRepo.Default,
-    AuditRepo.Default,
+    AuditLog.Default,
     Limits.Default,
     Sanitizer.Default,
     WritePermits.Default
@@ -113,7 +113,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
     const articles = yield* ArticlesRepo
     const revisions = yield* RevisionsRepo
     const limits = yield* Limits
-    const audit = yield* AuditRepo
+    const audit = yield* AuditLog
     const sanitizer = yield* Sanitizer
     const permits = yield* WritePermits
 
@@ -219,7 +219,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits",
             // missing from the call log, whatever happens to the process next. (Should the transaction not commit,
             // the call is answered with a 5xx, which the call log records in its own row.)
             if (call !== undefined) {
-              yield* audit.insert(yield* call.entry(200)).pipe(Effect.orDie)
+              yield* audit.recordInTransaction(yield* call.entry(200))
               yield* call.markRecorded
             }
             yield* options.beforeCommit ?? Effect.void

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import type { UserId } from "../Domain/Ids.js"
 import { AccountsRepo } from "./AccountsRepo.js"
 import { hashPassword } from "./Passwords.js"
 
@@ -41,6 +42,10 @@ export class Accounts extends Effect.Service<Accounts>()("Auth/Accounts", {
 
     return {
       create,
+      rename: repo.renameAccount,
+      /** Sets a user's password (stored as an scrypt hash). */
+      setPassword: (userId: UserId, password: string) =>
+        Effect.flatMap(hashPassword(password), (hash) => repo.setPassword(userId, hash)),
       findByEmail: repo.findByEmail,
       findByUserId: repo.findByUserId
     }

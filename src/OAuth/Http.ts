@@ -1,7 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Layer } from "effect"
 import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
-import { SignInRoutesLive } from "../SignIn/Http.js"
 import { Sessions } from "../SignIn/Sessions.js"
 import { authorizeEndpoints } from "./AuthorizeHttp.js"
 import { OAuthClients } from "./Clients.js"
@@ -73,8 +72,8 @@ const EndpointsLive = HttpApiBuilder.Router.use((router) =>
   })
 )
 
-/** Every OAuth and sign-in route, with the services they use (access tokens are verified by the MCP endpoint). */
-export const OAuthRoutesLive = Layer.mergeAll(EndpointsLive, SignInRoutesLive).pipe(
+/** Every OAuth route, with the services they use (access tokens are verified by the MCP endpoint). */
+export const OAuthRoutesLive = EndpointsLive.pipe(
   Layer.provide([OAuthClients.Default, OAuthTokens.Default, Sessions.Default]),
   Layer.provide(PublicUrlLive)
 )

@@ -1,8 +1,8 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { htmlResponse, messagePage } from "../Http/Html.js"
 import { ownOrigins } from "../Http/Origins.js"
-import { PublicUrl } from "../Http/PublicUrl.js"
+import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
 import { withoutSessionCookie, withPreSessionCookie, withSessionCookie } from "./Cookies.js"
 import { csrfMatches, csrfToken, fromOwnOrigin, newPreSession, preSessionOf } from "./Csrf.js"
 import { readForm } from "./Forms.js"
@@ -28,7 +28,7 @@ const seeOther = (location: string) => HttpServerResponse.redirect(location, { s
  *   and password (throttled), opens a session, goes on to `return_to` or else to the websites page;
  * - `POST /signout`: with the session's CSRF token, ends the session.
  */
-export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
+const SignInRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
     const base = yield* PublicUrl
@@ -127,3 +127,6 @@ export const SignInRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
   })
 )
+
+/** The sign-in routes with the services they use. */
+export const SignInRoutesLive = SignInRoutes.pipe(Layer.provide(Sessions.Default), Layer.provide(PublicUrlLive))
