@@ -16,9 +16,8 @@ module.exports = {
           "Repo\\.ts$",
           "^src/Sql/",
           "^src/Server/",
-          "^src/Server\\.ts$",
-          "^src/Http/(Server|Errors|StartupGate|InProcess|Deadlines|Health)\\.ts$",
-          "^src/(Database|PgPool|SqlFormats|Config)\\.ts$",
+          "^src/Mcp/InProcess\\.ts$",
+          "^src/Config\\.ts$",
           "(^|/)node_modules/(pg|@effect/sql|@effect/sql-pg|@electric-sql/[^/]+|@effect/platform-node)/"
         ]
       }
@@ -28,7 +27,7 @@ module.exports = {
       comment: "A feature reaches another feature through its service, never through its handlers or its SQL.",
       severity: "error",
       // The composition root assembles every feature's handlers.
-      from: { path: "^src/([A-Za-z]+)(/|\\.ts$)", pathNot: "^src/(Server|main)\\.ts$" },
+      from: { path: "^src/([A-Za-z]+)(/|\\.ts$)", pathNot: "^src/(Server/|main\\.ts$)" },
       to: { path: "^src/[A-Za-z]+/([A-Za-z]*Repo|Http)\\.ts$", pathNot: "^src/$1/" }
     },
     {

@@ -14,7 +14,7 @@ const port = Number(process.env["PORT"] ?? "3100")
 const poolSize = Number(process.env["POOL_SIZE"] ?? "10")
 if (databaseUrl === undefined) throw new Error("DATABASE_URL is required")
 
-// As src/Database.ts: int8 (ids, count(*)) read as numbers.
+// As src/Sql/Database.ts: int8 (ids, count(*)) read as numbers.
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === pg.types.builtins.INT8 && format !== "binary"

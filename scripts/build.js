@@ -6,7 +6,7 @@
 // `npm install` and `npm ci` run it (the `prepare` script); `npm start` runs it with --if-stale, which does nothing
 // when dist/ is newer than every source file, so an edited source is never started stale.
 // Run: node scripts/build.js [--if-stale]
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -42,7 +42,7 @@ const bundleFresh = ifStale && isFresh(bundleStamp, ["src", ...packages])
 const templateFresh =
   ifStale &&
   existsSync(join(templateDir, "PG_VERSION")) &&
-  isFresh(templateStamp, ["migrations", "src/Database.ts", "src/BuildTemplate.ts", ...packages])
+  isFresh(templateStamp, ["migrations", "src/Sql/Database.ts", "src/Sql/BuildTemplate.ts", ...packages])
 if (bundleFresh && templateFresh) process.exit(0)
 
 const started = Date.now()
@@ -57,7 +57,7 @@ async function bundle() {
     // The sanitiser's worker threads load their own entry point (src/Articles/Sanitizer.ts finds it beside its chunk).
     entryPoints: {
       cbs: "src/main.ts",
-      "build-template": "src/BuildTemplate.ts",
+      "build-template": "src/Sql/BuildTemplate.ts",
       "sanitize-worker": "src/Articles/SanitizeWorker.ts"
     },
     bundle: true,
@@ -100,6 +100,12 @@ async function bundle() {
     const path = join(dist, name)
     if (!/^chunk-.*\.js$/.test(name) || written.has(path)) continue
     if (Date.now() - statSync(path).mtimeMs > 10 * 60 * 1000) rmSync(path, { force: true })
+  }
+  // The pages' stylesheets are files of their own (src/Ui/*.css), read from beside the module that serves them.
+  for (const name of readdirSync(join(root, "src/Ui")).filter((name) => name.endsWith(".css"))) {
+    const draft = join(dist, `${name}.${process.pid}.tmp`)
+    copyFileSync(join(root, "src/Ui", name), draft)
+    renameSync(draft, join(dist, name))
   }
   const bytes = outputs.reduce((sum, file) => sum + file.contents.byteLength, 0)
   writeFileSync(bundleStamp, `${JSON.stringify({ built_at: new Date().toISOString() })}\n`)

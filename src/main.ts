@@ -11,7 +11,7 @@ for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => (sig
 const database = (command: string) =>
   Layer.unwrapEffect(
     Effect.map(
-      Effect.promise(() => import("./Database.js")),
+      Effect.promise(() => import("./Sql/Database.js")),
       (module) => module.DatabaseLive(command, (line) => Console.error(line))
     )
   )

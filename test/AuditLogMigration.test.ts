@@ -6,7 +6,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
-import { layerEmbedded, layerPostgres, sqlFileLoader } from "../src/Database.js"
+import { layerEmbedded, layerPostgres, sqlFileLoader } from "../src/Sql/Database.js"
 import { cbs } from "./support/Cbs.js"
 import { withDatabase } from "./support/globalSetup.js"
 

@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { layerEmbedded } from "../src/Database.js"
-import { startFromTemplate, templateDirectory } from "../src/EmbeddedTemplate.js"
+import { layerEmbedded } from "../src/Sql/Database.js"
+import { startFromTemplate, templateDirectory } from "../src/Sql/EmbeddedTemplate.js"
 import { tempDir } from "./support/CbsProcess.js"
 
 /** `dir` and every path below it. */

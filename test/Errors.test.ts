@@ -3,8 +3,8 @@ import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
-import type { Database } from "../src/Database.js"
-import { HttpServerLive } from "../src/Server.js"
+import { HttpServerLive } from "../src/Server/Server.js"
+import type { Database } from "../src/Sql/Database.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** GET with the given headers; the status, the headers and the raw text of the body. */

@@ -9,9 +9,9 @@ import { verifyPassword } from "../src/Auth/Passwords.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { sanitize } from "../src/Html/Sanitize.js"
+import { Importer } from "../src/Import/Import.js"
 import type { ImportRefused } from "../src/Import/ImportRefused.js"
 import { MAX_RECORD_BYTES } from "../src/Import/JsonPosition.js"
-import { Importer } from "../src/Import.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
 // --- Builders: every file gets its own e-mails and URLs, so tests share the database without meeting ------------

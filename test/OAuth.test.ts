@@ -6,10 +6,10 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
-import type { Database } from "../src/Database.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
-import { HttpServerLive } from "../src/Server.js"
+import { HttpServerLive } from "../src/Server/Server.js"
 import { withSessionCookie } from "../src/SignIn/Cookies.js"
+import type { Database } from "../src/Sql/Database.js"
 import {
   type Browser,
   hiddenField,

@@ -1,6 +1,6 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
-import { schemaExamples } from "../src/Http/OpenApiExamples.js"
+import { schemaExamples } from "../src/Api/OpenApiExamples.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 type Json = Record<string, unknown>

@@ -4,7 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted, type Scope } from "effect"
 import pg from "pg"
-import { acquirePgPool } from "../src/PgPool.js"
+import { acquirePgPool } from "../src/Sql/PgPool.js"
 import { eventually, waitUntil } from "./support/Eventually.js"
 
 const url = process.env["DATABASE_URL"] ?? ""

@@ -6,7 +6,7 @@ import { HttpServer, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Layer } from "effect"
-import { createServer } from "../src/Http/StartupGate.js"
+import { createServer } from "../src/Server/StartupGate.js"
 import { cbsEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
 import { PATIENCE } from "./support/Eventually.js"
 

@@ -2,8 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
 import type { CallRecord } from "../Api/Middleware.js"
-import { withBody } from "../Articles.js"
-import { AuditLog } from "../Audit.js"
+import { AuditLog } from "../Audit/AuditLog.js"
 import {
   ifMatchAllows,
   type PatchArticlePayload,
@@ -31,7 +30,8 @@ import {
 import { applyReplacements } from "../Html/Replacements.js"
 import type { SanitizeResult } from "../Html/Sanitize.js"
 import { wordCount } from "../Html/WordCount.js"
-import { Limits } from "../Limits.js"
+import { Limits } from "../Limits/Limits.js"
+import { withBody } from "./Articles.js"
 import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
 import { RevisionsRepo } from "./RevisionsRepo.js"
 import { Sanitizer } from "./Sanitizer.js"
@@ -99,7 +99,7 @@ const conflictMessage = (index: number, occurrences: number, all: boolean) => {
   return `${where}: find occurs 0 times but must occur ${all ? "at least once" : "exactly once"}. Copy it exactly (case and spaces included) from the body as GET returns it, as the replacements before it leave it. Nothing was saved.`
 }
 
-export class ArticleEdits extends Effect.Service<ArticleEdits>()("ArticleEdits", {
+export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits", {
   dependencies: [
     ArticlesRepo.Default,
     RevisionsRepo.Default,

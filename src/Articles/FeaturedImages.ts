@@ -17,7 +17,7 @@ const articleOf = (saved: ArticleWithBody) => {
 }
 
 /** Replacing an article's featured image, for the HTTP endpoint and the agent tool alike. */
-export class FeaturedImages extends Effect.Service<FeaturedImages>()("FeaturedImages", {
+export class FeaturedImages extends Effect.Service<FeaturedImages>()("Articles/FeaturedImages", {
   effect: Effect.gen(function* () {
     const edits = yield* ArticleEdits
     const media = yield* MediaStore

@@ -4,7 +4,7 @@ import { Article, type ArticleStatus, ProtectedLink } from "../Domain/Article.js
 import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
-import { rfc3339, withinDays, withinUtcDays } from "../SqlFormats.js"
+import { rfc3339, withinDays, withinUtcDays } from "../Sql/SqlFormats.js"
 import { storedLinks } from "./StoredLinks.js"
 
 export interface ArticleFilter {

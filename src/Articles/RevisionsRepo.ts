@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { RevisionOrigin } from "../Domain/Credential.js"
 import { ArticleId } from "../Domain/Ids.js"
-import { rfc3339 } from "../SqlFormats.js"
+import { rfc3339 } from "../Sql/SqlFormats.js"
 
 const NewRevision = Schema.Struct({
   article_id: ArticleId,
@@ -33,7 +33,7 @@ export class RevisionEntry extends Schema.Class<RevisionEntry>("RevisionEntry")(
   key_prefix: Schema.NullOr(Schema.String)
 }) {}
 
-export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Audit/RevisionsRepo", {
+export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/RevisionsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql`article_id, number, origin, reason, api_key_id, user_id, title, body, meta_description,

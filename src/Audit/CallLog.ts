@@ -1,10 +1,10 @@
 import { HttpApi, type HttpApiGroup, HttpApp, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Layer, Option, Ref, Schema } from "effect"
 import { CallLog, CurrentCaller, Door } from "../Api/Middleware.js"
-import { AuditLog } from "../Audit.js"
 import type { AuditEntry } from "../Domain/CallLog.js"
 import { ArticleSubject } from "../Domain/Ids.js"
 import { RequestId } from "../Http/RequestId.js"
+import { AuditLog } from "./AuditLog.js"
 
 type Params = Readonly<Record<string, string | undefined>>
 

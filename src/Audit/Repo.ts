@@ -3,7 +3,7 @@ import type { Statement } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { AuditEntry } from "../Domain/CallLog.js"
 import { RevisionOrigin } from "../Domain/Credential.js"
-import { rfc3339, withinUtcDays } from "../SqlFormats.js"
+import { rfc3339, withinUtcDays } from "../Sql/SqlFormats.js"
 
 /**
  * One line of an article's story: a call (API or MCP, with its status) or a change made outside the API (in the

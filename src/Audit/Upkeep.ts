@@ -1,5 +1,5 @@
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
-import { AuditLog, type Maintenance, unpartitionedLine } from "../Audit.js"
+import { AuditLog, type Maintenance, unpartitionedLine } from "./AuditLog.js"
 
 /** How often a running service looks after the call log's partitions. */
 const EVERY = Duration.hours(1)

@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import type { Credential } from "../Domain/Credential.js"
 import type { AccountId, ApiKeyId } from "../Domain/Ids.js"
-import { counterKeyPrefix, type RequestWindow } from "../Limits.js"
+import { counterKeyPrefix, type RequestWindow } from "../Limits/Limits.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { hashSecret, newSecret, sameHash } from "./Secrets.js"
 

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AccountId, ApiKeyId } from "../Domain/Ids.js"
-import { rfc3339 } from "../SqlFormats.js"
+import { rfc3339 } from "../Sql/SqlFormats.js"
 
 export class ApiKeyRow extends Schema.Class<ApiKeyRow>("ApiKeyRow")({
   id: ApiKeyId,

@@ -2,8 +2,8 @@ import { HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { Authentication, Door } from "../Api/Middleware.js"
 import { Unauthorized } from "../Domain/Errors.js"
-import { pathOf } from "../Http/Server.js"
-import { Limits } from "../Limits.js"
+import { pathOf } from "../Http/RequestPath.js"
+import { Limits } from "../Limits/Limits.js"
 import { ApiKeys } from "./ApiKeys.js"
 
 type Headers = Readonly<Record<string, string | undefined>>

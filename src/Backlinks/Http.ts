@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
-import { Api } from "../Api.js"
-import { Backlinks } from "../Backlinks.js"
 import { requireId } from "../Http/RequireId.js"
+import { Backlinks } from "./Backlinks.js"
 
 export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handlers) =>
   Effect.gen(function* () {

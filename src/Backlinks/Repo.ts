@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { Backlink, type BacklinkCategory } from "../Domain/Backlink.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
-import { rfc3339, withinDays, withinUtcDays } from "../SqlFormats.js"
+import { rfc3339, withinDays, withinUtcDays } from "../Sql/SqlFormats.js"
 
 export interface BacklinkFilter {
   readonly from?: string | undefined

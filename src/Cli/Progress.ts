@@ -1,5 +1,5 @@
 import { Console, Effect } from "effect"
-import type { ImportProgress } from "../Import.js"
+import type { ImportProgress } from "../Import/Import.js"
 
 /** The share of the bar for checking the file; writing it (in the database) takes the rest, and most of the time. */
 const CHECKING = 10

@@ -2,7 +2,7 @@ import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { CurrentCaller, type RequestAllowance, RequestLimit } from "../Api/Middleware.js"
 import { RateLimited } from "../Domain/Errors.js"
-import { Limits } from "../Limits.js"
+import { Limits } from "./Limits.js"
 
 /** `RateLimit-*` headers (and `Retry-After` on a 429 that has none) for every authenticated response. */
 export const withLimitHeaders = (

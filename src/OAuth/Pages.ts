@@ -1,5 +1,5 @@
-import { html, htmlResponse, page } from "../Http/Html.js"
 import { signOutForm } from "../SignIn/Page.js"
+import { html, htmlResponse, page } from "../Ui/Html.js"
 import type { AuthorizeRequest } from "./Authorize.js"
 import { formActionSource, redirectHost } from "./RedirectUris.js"
 

@@ -1,4 +1,4 @@
-import { html, page } from "../Http/Html.js"
+import { html, page } from "../Ui/Html.js"
 
 /**
  * The sign-in form; `message` explains why the last attempt was refused. `csrf` is the pre-session's token: the POST

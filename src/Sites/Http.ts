@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
-import { Api } from "../Api.js"
-import { Sites } from "../Sites.js"
+import { Sites } from "./Sites.js"
 
 export const SitesHttpLive = HttpApiBuilder.group(Api, "sites", (handlers) =>
   Effect.gen(function* () {

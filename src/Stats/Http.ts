@@ -1,9 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
+import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
-import { Api } from "../Api.js"
 import { requireId } from "../Http/RequireId.js"
-import { Stats } from "../Stats.js"
+import { Stats } from "./Stats.js"
 
 export const StatsHttpLive = HttpApiBuilder.group(Api, "stats", (handlers) =>
   Effect.gen(function* () {

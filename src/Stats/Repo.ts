@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { SiteId } from "../Domain/Ids.js"
 import type { DateRange } from "../Domain/Period.js"
-import { withinDays } from "../SqlFormats.js"
+import { withinDays } from "../Sql/SqlFormats.js"
 
 const Counts = Schema.Struct({
   articles_published: Schema.Number,

@@ -1,6 +1,6 @@
 import type { AccountActivityRow, ActivityRow } from "../Audit/Repo.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { html } from "../Http/Html.js"
+import { html } from "../Ui/Html.js"
 import { who } from "./ArticlePages.js"
 import { type Column, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 

@@ -1,5 +1,5 @@
 import { DisallowedHtml, EditLimitExceeded, ProtectedLinkViolation, ValidationError } from "../Domain/Errors.js"
-import { html, type SafeHtml } from "../Http/Html.js"
+import { html, type SafeHtml } from "../Ui/Html.js"
 
 const messageOf = (error: unknown) =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"

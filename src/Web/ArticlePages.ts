@@ -1,6 +1,6 @@
 import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
-import { html, type SafeHtml } from "../Http/Html.js"
+import { html, type SafeHtml } from "../Ui/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
 import { externalLink, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
+import { Articles } from "../Articles/Articles.js"
 import { ArticleEdits, type EditContext } from "../Articles/Edits.js"
-import { Articles } from "../Articles.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { EditArticlePayload } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"

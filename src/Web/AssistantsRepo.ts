@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { UserId } from "../Domain/Ids.js"
-import { rfc3339 } from "../SqlFormats.js"
+import { rfc3339 } from "../Sql/SqlFormats.js"
 
 /** An assistant (OAuth client) with live access to a user's account. */
 export class AssistantRow extends Schema.Class<AssistantRow>("AssistantRow")({

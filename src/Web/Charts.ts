@@ -1,4 +1,4 @@
-import { html, SafeHtml } from "../Http/Html.js"
+import { html, SafeHtml } from "../Ui/Html.js"
 
 /** One series of a bar chart; `key` is also its class, which colours its bars and its legend swatch. */
 export interface ChartSeries {

@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
-import { copyScriptSrc } from "../Http/Assets.js"
-import { html, type SafeHtml } from "../Http/Html.js"
+import { copyScriptSrc } from "../Ui/Assets.js"
+import { html, type SafeHtml } from "../Ui/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
 import { layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 

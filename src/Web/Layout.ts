@@ -2,8 +2,8 @@ import { HttpServerResponse } from "@effect/platform"
 import type { Credential } from "../Domain/Credential.js"
 import type { UserId } from "../Domain/Ids.js"
 import type { PageMeta } from "../Domain/Pagination.js"
-import { brand, head, html, htmlResponse, type SafeHtml } from "../Http/Html.js"
 import { signOutForm } from "../SignIn/Page.js"
+import { brand, head, html, htmlResponse, type SafeHtml } from "../Ui/Html.js"
 
 /** The signed-in user a page is for; pages show only this user's own account, even to admins. */
 export interface Viewer {

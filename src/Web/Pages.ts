@@ -1,6 +1,6 @@
 import { Layer } from "effect"
-import { AssetRoutesLive } from "../Http/Assets.js"
 import { PublicUrlLive } from "../Http/PublicUrl.js"
+import { AssetRoutesLive } from "../Ui/Assets.js"
 import { ActivityRoutesLive } from "./ActivityRoutes.js"
 import { ArticleRoutesLive } from "./ArticleRoutes.js"
 import { Assistants } from "./Assistants.js"

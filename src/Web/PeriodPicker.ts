@@ -2,7 +2,7 @@ import { Either, Schema } from "effect"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import { StatsQuery } from "../Domain/Queries.js"
 import type { Stats } from "../Domain/Stats.js"
-import { html } from "../Http/Html.js"
+import { html } from "../Ui/Html.js"
 import { monthName } from "./Charts.js"
 
 const PRESETS = [

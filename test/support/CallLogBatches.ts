@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { AuditLog } from "../../src/Audit.js"
+import { AuditLog } from "../../src/Audit/AuditLog.js"
 
 /**
  * Waits until every read call answered so far by the test's server has had its call-log row written: reads' rows

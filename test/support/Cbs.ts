@@ -1,7 +1,7 @@
 import { type Console, Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { exitCode, runCbs } from "../../src/Cli/Cli.js"
 import { stdinOf } from "../../src/Cli/Stdin.js"
-import type { Database } from "../../src/Database.js"
+import type { Database } from "../../src/Sql/Database.js"
 
 /** Runs `cbs …args` in-process on the test file's database, with `stdin` as standard input; what it printed and how it ended. */
 export const cbsWithInput = (stdin: string, ...args: ReadonlyArray<string>) =>

@@ -1,7 +1,7 @@
 import { createServer, type Socket, connect as tcpConnect } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
-import { embeddedServer, layerEmbeddedClient } from "../../src/Database.js"
+import { embeddedServer, layerEmbeddedClient } from "../../src/Sql/Database.js"
 import { embeddedTemplateCopy, TestDatabaseLive } from "./TestDatabase.js"
 import { testServerOn } from "./TestServer.js"
 

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { inject } from "vitest"
-import { layerEmbedded, layerPostgres } from "../../src/Database.js"
+import { layerEmbedded, layerPostgres } from "../../src/Sql/Database.js"
 import { withDatabase } from "./globalSetup.js"
 
 const adminQuery = (url: string, query: string) =>

@@ -5,7 +5,7 @@ import { Accounts } from "../../src/Auth/Accounts.js"
 import { ApiKeys } from "../../src/Auth/ApiKeys.js"
 import { PasswordHashParameters } from "../../src/Auth/Passwords.js"
 import type { AccountId, ArticleId, BacklinkId, SiteId } from "../../src/Domain/Ids.js"
-import { HttpServerLive } from "../../src/Server.js"
+import { HttpServerLive } from "../../src/Server/Server.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
 export interface SiteFields {

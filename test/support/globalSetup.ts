@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url"
 import { Effect, Redacted } from "effect"
 import pg from "pg"
 import type { TestProject } from "vitest/node"
-import { layerPostgres, migrate } from "../../src/Database.js"
-import { templateDirectory } from "../../src/EmbeddedTemplate.js"
+import { layerPostgres, migrate } from "../../src/Sql/Database.js"
+import { templateDirectory } from "../../src/Sql/EmbeddedTemplate.js"
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { AuditLog, unpartitionedLine } from "../../Audit.js"
-import { Idempotency } from "../../Idempotency.js"
-import { Limits } from "../../Limits.js"
+import { AuditLog, unpartitionedLine } from "../../Audit/AuditLog.js"
+import { Idempotency } from "../../Idempotency/Idempotency.js"
+import { Limits } from "../../Limits/Limits.js"
 import type { Result } from "../Output.js"
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`

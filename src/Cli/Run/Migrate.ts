@@ -1,6 +1,6 @@
 import { Console, Effect } from "effect"
-import { AuditLog } from "../../Audit.js"
-import { migrate } from "../../Database.js"
+import { AuditLog } from "../../Audit/AuditLog.js"
+import { migrate } from "../../Sql/Database.js"
 import type { Result } from "../Output.js"
 import { CliRepo } from "../Repo.js"
 

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { ApiKeys } from "../../Auth/ApiKeys.js"
-import { DEMO_EMAIL, demoData } from "../../Demo.js"
+import { DEMO_EMAIL, demoData } from "../../Demo/Demo.js"
 import type { AccountId } from "../../Domain/Ids.js"
-import { Importer, type ImportSummary } from "../../Import.js"
+import { Importer, type ImportSummary } from "../../Import/Import.js"
 import type { Result } from "../Output.js"
 
 /** What `seedDemo` did: imported the demo data with a new password, or found the demo account already there. */

@@ -1,15 +1,15 @@
 import { Effect } from "effect"
-import { BacklinksRepo } from "./Backlinks/Repo.js"
-import type { BacklinkCategory } from "./Domain/Backlink.js"
-import type { Credential } from "./Domain/Credential.js"
-import { isOrderedRange } from "./Domain/Dates.js"
-import { ValidationError } from "./Domain/Errors.js"
-import type { SiteId } from "./Domain/Ids.js"
-import { pageMeta } from "./Domain/Pagination.js"
-import type { BacklinksQuery } from "./Domain/Queries.js"
-import { Sites } from "./Sites.js"
+import type { BacklinkCategory } from "../Domain/Backlink.js"
+import type { Credential } from "../Domain/Credential.js"
+import { isOrderedRange } from "../Domain/Dates.js"
+import { ValidationError } from "../Domain/Errors.js"
+import type { SiteId } from "../Domain/Ids.js"
+import { pageMeta } from "../Domain/Pagination.js"
+import type { BacklinksQuery } from "../Domain/Queries.js"
+import { Sites } from "../Sites/Sites.js"
+import { BacklinksRepo } from "./Repo.js"
 
-export class Backlinks extends Effect.Service<Backlinks>()("Backlinks", {
+export class Backlinks extends Effect.Service<Backlinks>()("Backlinks/Backlinks", {
   dependencies: [BacklinksRepo.Default, Sites.Default],
   effect: Effect.gen(function* () {
     const repo = yield* BacklinksRepo

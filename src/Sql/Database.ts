@@ -6,12 +6,13 @@ import { PgClient } from "@effect/sql-pg"
 import type { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Option, type Redacted } from "effect"
 import pg from "pg"
-import { AppConfig } from "./Config.js"
+import { AppConfig } from "../Config.js"
 import { lockDataDir } from "./DataDirLock.js"
 import { startFromTemplate } from "./EmbeddedTemplate.js"
+import { packagePath } from "./PackageRoot.js"
 import { acquirePgPool } from "./PgPool.js"
 
-const migrationsDirectory = new URL("../migrations/", import.meta.url)
+const migrationsDirectory = packagePath("migrations")
 
 /**
  * Loads `migrations/NNNN_snake_name.sql`. Each file may hold several statements; all pending files run in one
@@ -20,7 +21,7 @@ const migrationsDirectory = new URL("../migrations/", import.meta.url)
 export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> = Effect.gen(function* () {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
-  const dir = yield* path.fromFileUrl(migrationsDirectory)
+  const dir = migrationsDirectory
   const files = yield* fs.readDirectory(dir)
   const migrations: Array<Migrator.ResolvedMigration> = []
   for (const file of files) {

@@ -1,14 +1,14 @@
 import { Clock, Effect, Either } from "effect"
-import type { Credential } from "./Domain/Credential.js"
-import { ValidationError } from "./Domain/Errors.js"
-import type { SiteId } from "./Domain/Ids.js"
-import { lastMonths, resolvePeriod } from "./Domain/Period.js"
-import type { StatsQuery } from "./Domain/Queries.js"
-import { Stats as StatsData } from "./Domain/Stats.js"
-import { Sites } from "./Sites.js"
-import { type MonthCounts, StatsRepo } from "./Stats/Repo.js"
+import type { Credential } from "../Domain/Credential.js"
+import { ValidationError } from "../Domain/Errors.js"
+import type { SiteId } from "../Domain/Ids.js"
+import { lastMonths, resolvePeriod } from "../Domain/Period.js"
+import type { StatsQuery } from "../Domain/Queries.js"
+import { Stats as StatsData } from "../Domain/Stats.js"
+import { Sites } from "../Sites/Sites.js"
+import { type MonthCounts, StatsRepo } from "./Repo.js"
 
-export class Stats extends Effect.Service<Stats>()("Stats", {
+export class Stats extends Effect.Service<Stats>()("Stats/Stats", {
   dependencies: [StatsRepo.Default, Sites.Default],
   effect: Effect.gen(function* () {
     const repo = yield* StatsRepo

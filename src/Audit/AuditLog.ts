@@ -1,8 +1,8 @@
 import { Chunk, Clock, Context, Duration, Effect, Queue } from "effect"
-import { type ActivityQuery, AuditRepo, type Days } from "./Audit/Repo.js"
-import { AppConfig } from "./Config.js"
-import type { AuditEntry } from "./Domain/CallLog.js"
-import { toCalendarDate } from "./Domain/Dates.js"
+import { AppConfig } from "../Config.js"
+import type { AuditEntry } from "../Domain/CallLog.js"
+import { toCalendarDate } from "../Domain/Dates.js"
+import { type ActivityQuery, AuditRepo, type Days } from "./Repo.js"
 
 /**
  * How long a read's entry may wait before its batch is written. The contract allows 250 ms; the rest is room for
@@ -58,12 +58,12 @@ const liveSleep = (duration: Duration.Duration) => Effect.withClock(Effect.sleep
  * The clock that times read batches: the process's own, not the clock requests are timed with, so that a batch is
  * written on time however that clock is set. A test of the batching gives it a clock it moves itself.
  */
-export class ReadBatchClock extends Context.Reference<ReadBatchClock>()("AuditLog/ReadBatchClock", {
+export class ReadBatchClock extends Context.Reference<ReadBatchClock>()("Audit/ReadBatchClock", {
   defaultValue: (): Clock.Clock => Clock.make()
 }) {}
 
 /** The call log: every API and MCP call, with who made it, what it touched and how it ended. */
-export class AuditLog extends Effect.Service<AuditLog>()("AuditLog", {
+export class AuditLog extends Effect.Service<AuditLog>()("Audit/AuditLog", {
   dependencies: [AuditRepo.Default],
   scoped: Effect.gen(function* () {
     const repo = yield* AuditRepo

@@ -1,15 +1,15 @@
 import { HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
-import { Api } from "../Api.js"
+import { Api } from "../Api/Api.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
+import { internalErrorMessage } from "../Http/ErrorMessages.js"
+import { errorResponse } from "../Http/ErrorResponse.js"
+import { MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "../Http/RequestBodies.js"
+import { RequestId } from "../Http/RequestId.js"
+import { pathOf } from "../Http/RequestPath.js"
 import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
-import { internalErrorMessage } from "./ErrorMessages.js"
-import { errorResponse } from "./ErrorResponse.js"
-import { MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "./RequestBodies.js"
-import { RequestId } from "./RequestId.js"
-import { pathOf } from "./Server.js"
 
 /** Room for a multipart part's own headers on top of the 10 MiB image. */
 const MULTIPART_PART_HEADROOM = 64 * 1024

@@ -181,7 +181,7 @@ const contentWithoutTitles = (content: unknown) =>
 
 /**
  * The document as generators and linters take it, from the one the framework builds:
- * - decode failures are answered 422 `validation_error` (see Http/Errors.ts), so the framework's always-listed 400,
+ * - decode failures are answered 422 `validation_error` (see Server/ClientErrors.ts), so the framework's always-listed 400,
  *   and the schemas only it used, are removed;
  * - every error response is the one `Error` schema, its `error` narrowed to the status's identifiers;
  * - every response declares its headers (`X-Request-Id`, `RateLimit-*`, `Retry-After`, `WWW-Authenticate`);

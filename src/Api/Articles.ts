@@ -1,8 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { AgentTool } from "../Api/AgentTool.js"
-import { authenticated } from "../Api/Middleware.js"
-import { ArticlePath, SitePath } from "../Api/Paths.js"
 import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {
   BODY_BOUNDS_DESCRIPTION,
@@ -32,7 +29,10 @@ import {
 } from "../Domain/Errors.js"
 import { DataResponse, ListResponse } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
-import { sendsHeader } from "../Http/OpenApiDocument.js"
+import { AgentTool } from "./AgentTool.js"
+import { authenticated } from "./Middleware.js"
+import { sendsHeader } from "./OpenApiDocument.js"
+import { ArticlePath, SitePath } from "./Paths.js"
 
 /** What every article write can be refused with, besides what it checks of its own. */
 const WriteErrors = Schema.Union(

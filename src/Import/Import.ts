@@ -1,16 +1,16 @@
 import { Readable } from "node:stream"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Stream } from "effect"
-import { Articles } from "./Articles.js"
-import { Accounts } from "./Auth/Accounts.js"
-import { verifyPassword } from "./Auth/Passwords.js"
-import type { AccountId, SiteId } from "./Domain/Ids.js"
-import { type Batch, batches, type PreparedBatch, prepareBatch } from "./Import/Batches.js"
-import { check } from "./Import/Check.js"
-import type { ImportAccount, ImportSite } from "./Import/ImportFile.js"
-import type { ImportRefused } from "./Import/ImportRefused.js"
-import { readJsonItems } from "./Import/JsonItems.js"
-import { ImportRepo, type Outcome } from "./Import/Repo.js"
+import { Articles } from "../Articles/Articles.js"
+import { Accounts } from "../Auth/Accounts.js"
+import { verifyPassword } from "../Auth/Passwords.js"
+import type { AccountId, SiteId } from "../Domain/Ids.js"
+import { type Batch, batches, type PreparedBatch, prepareBatch } from "./Batches.js"
+import { check } from "./Check.js"
+import type { ImportAccount, ImportSite } from "./ImportFile.js"
+import type { ImportRefused } from "./ImportRefused.js"
+import { readJsonItems } from "./JsonItems.js"
+import { ImportRepo, type Outcome } from "./Repo.js"
 
 export interface Counts {
   readonly created: number
@@ -61,7 +61,7 @@ const tally = () => {
   }
 }
 
-export class Importer extends Effect.Service<Importer>()("Import", {
+export class Importer extends Effect.Service<Importer>()("Import/Import", {
   dependencies: [ImportRepo.Default, Accounts.Default, Articles.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ImportRepo

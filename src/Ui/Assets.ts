@@ -1,8 +1,20 @@
 import { createHash } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { iconSvg } from "./Icon.js"
-import { stylesheet } from "./Stylesheet.js"
+
+/**
+ * A file kept beside this module: in src/Ui/ when the sources run, in dist/ (where the build copies it) when the
+ * build runs.
+ */
+const besideThisModule = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), "utf8")
+
+/** The one stylesheet of every page (site.css says how it is built). */
+const stylesheet = besideThisModule("site.css")
+
+/** The sandboxed article-body frame's only style. */
+const frameStylesheet = besideThisModule("frame.css")
 
 /** Copy buttons: hidden until this script runs, then copy the text of the field they name. */
 const copyScript = `"use strict";
@@ -20,16 +32,6 @@ for (const button of document.querySelectorAll("button[data-copy]")) {
     );
   });
 }
-`
-
-/** The sandboxed article-body frame's only style: protected links stand out (the frame allows no inline style). */
-const frameStylesheet = `:root { color-scheme: light; }
-body { font-family: system-ui, sans-serif; line-height: 1.55; margin: 0.75rem; color: #1b2230; background: #ffffff;
-  overflow-wrap: break-word; }
-img { max-width: 100%; height: auto; }
-a { color: #1d4ed8; }
-a[data-service-protected] { background: #fff3a0; color: #000; outline: 2px solid #c27c0e; }
-a[data-service-protected]::after { content: " (protected)"; font-size: 0.75em; color: #5a4a00; }
 `
 
 const version = (text: string) => createHash("sha256").update(text).digest("hex").slice(0, 12)

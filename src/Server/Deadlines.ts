@@ -1,7 +1,7 @@
 import { Clock, Data, Duration, Effect, Fiber } from "effect"
 import { AppConfig } from "../Config.js"
 
-/** A request stopped by its deadline; answered 500 `internal_error` (see Http/Errors.ts). */
+/** A request stopped by its deadline; answered 500 `internal_error` (see ClientErrors.ts). */
 export class RequestTimedOut extends Data.TaggedError("RequestTimedOut")<{ readonly seconds: number }> {
   override get message() {
     return `The request did not finish within ${this.seconds} s.`
@@ -14,7 +14,7 @@ export class RequestTimedOut extends Data.TaggedError("RequestTimedOut")<{ reado
  * flight and interrupts those past it. `Effect.timeout` would race every request against a timer in two more fibers
  * of its own, which cost about a seventh of the CPU of a list request.
  */
-export class RequestDeadlines extends Effect.Service<RequestDeadlines>()("Http/RequestDeadlines", {
+export class RequestDeadlines extends Effect.Service<RequestDeadlines>()("Server/RequestDeadlines", {
   scoped: Effect.gen(function* () {
     const { requestTimeoutSeconds } = yield* AppConfig
     const timeoutMs = requestTimeoutSeconds * 1000

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, type HttpRouter, HttpServerError, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { Context, Effect, FiberRef, Option } from "effect"
-import { RequestId } from "./RequestId.js"
+import { RequestId } from "../Http/RequestId.js"
 
 /**
  * The application as it answers a request, before anything is written to a socket: the same router, middleware,
  * decoding and error encoding that serve HTTP. Provided to every request, so that a door that is not HTTP (an agent's
  * tool call) can send its calls through the very same pipeline, in process.
  */
-export class ApplicationApp extends Context.Tag("Http/ApplicationApp")<
+export class ApplicationApp extends Context.Tag("Mcp/ApplicationApp")<
   ApplicationApp,
   HttpApp.Default<never, HttpRouter.HttpRouter.DefaultServices>
 >() {}

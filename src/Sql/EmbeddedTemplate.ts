@@ -1,13 +1,13 @@
-import { fileURLToPath } from "node:url"
 import { FileSystem } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
+import { packagePath } from "./PackageRoot.js"
 
 /**
  * A migrated embedded database that the build makes once (scripts/build.js, through BuildTemplate.ts). A new data
  * directory starts as a copy of it: copying takes a fraction of the time that initdb and the migrations take.
  */
-export const templateDirectory = fileURLToPath(new URL("../dist/embedded-template", import.meta.url))
+export const templateDirectory = packagePath("dist", "embedded-template")
 
 /**
  * Gives the owner of `dir` and of everything in it read and write access (and search, for directories). A copy keeps

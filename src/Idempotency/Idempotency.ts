@@ -2,10 +2,10 @@ import { createHash } from "node:crypto"
 import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option } from "effect"
-import type { Credential } from "./Domain/Credential.js"
-import { IdempotencyKeyInUse, IdempotencyKeyReused, publicError } from "./Domain/Errors.js"
-import { IdempotencyRepo } from "./Idempotency/Repo.js"
-import { credentialKey } from "./Limits.js"
+import type { Credential } from "../Domain/Credential.js"
+import { IdempotencyKeyInUse, IdempotencyKeyReused, publicError } from "../Domain/Errors.js"
+import { credentialKey } from "../Limits/Limits.js"
+import { IdempotencyRepo } from "./Repo.js"
 
 /** How long an answer is kept under its key. */
 const KEPT_MS = 24 * 60 * 60_000
@@ -29,7 +29,7 @@ const describesRequest = (status: number) => status !== 429 && status < 500
  * without committing (a lost connection, a client that went away, a process that died) leaves nothing under the
  * key, and a retry runs. Answers that do not describe the request (a 429 for a limit, a 5xx) are not kept.
  */
-export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
+export class Idempotency extends Effect.Service<Idempotency>()("Idempotency/Idempotency", {
   dependencies: [IdempotencyRepo.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient

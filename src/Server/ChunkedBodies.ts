@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http"
 import { HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option } from "effect"
-import { hopByHop } from "./RequestBodies.js"
+import { hopByHop } from "../Http/RequestBodies.js"
 
 /** How much more of a refused body is read (and thrown away) so that its client can read the 413 before closing. */
 const DRAIN_BYTES = 64 * 1024 * 1024

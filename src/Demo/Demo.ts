@@ -1,7 +1,7 @@
-import { buildSite } from "./Demo/Build.js"
-import { lawFirm } from "./Demo/LawFirm.js"
-import { plumbing } from "./Demo/Plumbing.js"
-import type { ImportFileJson } from "./Import/ImportFile.js"
+import type { ImportFileJson } from "../Import/ImportFile.js"
+import { buildSite } from "./Build.js"
+import { lawFirm } from "./LawFirm.js"
+import { plumbing } from "./Plumbing.js"
 
 /** The demo account's sign-in e-mail. */
 export const DEMO_EMAIL = "demo@example.com"

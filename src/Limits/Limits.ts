@@ -1,11 +1,11 @@
 import { Clock, Effect, Option } from "effect"
-import type { RequestAllowance } from "./Api/Middleware.js"
-import { AppConfig } from "./Config.js"
-import type { Credential } from "./Domain/Credential.js"
-import { addDays, toCalendarDate } from "./Domain/Dates.js"
-import { EditLimitExceeded } from "./Domain/Errors.js"
-import type { AccountId } from "./Domain/Ids.js"
-import { LimitsRepo } from "./Limits/Repo.js"
+import type { RequestAllowance } from "../Api/Middleware.js"
+import { AppConfig } from "../Config.js"
+import type { Credential } from "../Domain/Credential.js"
+import { addDays, toCalendarDate } from "../Domain/Dates.js"
+import { EditLimitExceeded } from "../Domain/Errors.js"
+import type { AccountId } from "../Domain/Ids.js"
+import { LimitsRepo } from "./Repo.js"
 
 const WINDOW_MS = 60_000
 
@@ -29,7 +29,7 @@ export interface RequestWindow {
   readonly iso: string
 }
 
-export class Limits extends Effect.Service<Limits>()("Limits", {
+export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
   dependencies: [LimitsRepo.Default],
   effect: Effect.gen(function* () {
     const repo = yield* LimitsRepo

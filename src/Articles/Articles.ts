@@ -1,16 +1,16 @@
 import { Effect, Option } from "effect"
-import { type ArticleRow, ArticlesRepo } from "./Articles/Repo.js"
-import { RevisionsRepo } from "./Articles/RevisionsRepo.js"
-import { protectedLinksOf } from "./Articles/StoredLinks.js"
-import { type Article, ArticleWithBody, type ProtectedLink } from "./Domain/Article.js"
-import type { Credential } from "./Domain/Credential.js"
-import { isOrderedRange } from "./Domain/Dates.js"
-import { NotFound, ValidationError } from "./Domain/Errors.js"
-import type { ArticleId, SiteId } from "./Domain/Ids.js"
-import { pageMeta } from "./Domain/Pagination.js"
-import type { ArticlesQuery } from "./Domain/Queries.js"
-import { readScope } from "./Domain/Scope.js"
-import { Sites } from "./Sites.js"
+import { type Article, ArticleWithBody, type ProtectedLink } from "../Domain/Article.js"
+import type { Credential } from "../Domain/Credential.js"
+import { isOrderedRange } from "../Domain/Dates.js"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
+import type { ArticleId, SiteId } from "../Domain/Ids.js"
+import { pageMeta } from "../Domain/Pagination.js"
+import type { ArticlesQuery } from "../Domain/Queries.js"
+import { readScope } from "../Domain/Scope.js"
+import { Sites } from "../Sites/Sites.js"
+import { type ArticleRow, ArticlesRepo } from "./Repo.js"
+import { RevisionsRepo } from "./RevisionsRepo.js"
+import { protectedLinksOf } from "./StoredLinks.js"
 
 /** The article as GET returns it; `links` when the caller already has the body's protected links. */
 export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>): ArticleWithBody =>
@@ -29,7 +29,7 @@ export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>):
     protected_links: links ?? protectedLinksOf(row)
   })
 
-export class Articles extends Effect.Service<Articles>()("Articles", {
+export class Articles extends Effect.Service<Articles>()("Articles/Articles", {
   dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, Sites.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ArticlesRepo

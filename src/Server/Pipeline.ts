@@ -2,14 +2,12 @@ import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, HashMap, Option } from "effect"
 import { InternalError, NotFound, PayloadTooLarge } from "../Domain/Errors.js"
+import { internalErrorMessage } from "../Http/ErrorMessages.js"
+import { errorResponse } from "../Http/ErrorResponse.js"
+import { bodyCapOf } from "../Http/RequestBodies.js"
+import { RequestId } from "../Http/RequestId.js"
+import { pathOf } from "../Http/RequestPath.js"
 import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
-import { internalErrorMessage } from "./ErrorMessages.js"
-import { errorResponse } from "./ErrorResponse.js"
-import { bodyCapOf } from "./RequestBodies.js"
-import { RequestId } from "./RequestId.js"
-
-/** The path of a request URL, without its query string. */
-export const pathOf = (url: string) => url.split("?")[0] ?? url
 
 /**
  * What holds for requests from the network, before the application sees them:

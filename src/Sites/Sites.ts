@@ -1,14 +1,14 @@
 import { Effect, Option } from "effect"
-import { Accounts } from "./Auth/Accounts.js"
-import type { Credential } from "./Domain/Credential.js"
-import { Forbidden, NotFound } from "./Domain/Errors.js"
-import type { AccountId, SiteId, UserId } from "./Domain/Ids.js"
-import { pageMeta } from "./Domain/Pagination.js"
-import type { SitesQuery } from "./Domain/Queries.js"
-import { readScope } from "./Domain/Scope.js"
-import { SitesRepo } from "./Sites/Repo.js"
+import { Accounts } from "../Auth/Accounts.js"
+import type { Credential } from "../Domain/Credential.js"
+import { Forbidden, NotFound } from "../Domain/Errors.js"
+import type { AccountId, SiteId, UserId } from "../Domain/Ids.js"
+import { pageMeta } from "../Domain/Pagination.js"
+import type { SitesQuery } from "../Domain/Queries.js"
+import { readScope } from "../Domain/Scope.js"
+import { SitesRepo } from "./Repo.js"
 
-export class Sites extends Effect.Service<Sites>()("Sites", {
+export class Sites extends Effect.Service<Sites>()("Sites/Sites", {
   dependencies: [SitesRepo.Default, Accounts.Default],
   effect: Effect.gen(function* () {
     const repo = yield* SitesRepo
