@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Random, Schedule } from "effect"
 import { DatabaseFaults, FaultyServerLive, onPostgres } from "./support/DatabaseFaults.js"
+import { eventually, waitUntil } from "./support/Eventually.js"
 import { TestApp } from "./support/TestServer.js"
 
 /** Keyed edits sent while the database connections break, how many run at once, and how many breaks at most. */
@@ -123,5 +124,48 @@ layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
         assert.deepStrictEqual(counts, { revisions: EDITS, keys: EDITS, quota: EDITS })
       }),
     { timeout: 120_000 }
+  )
+
+  it.effect("reads answered while the call log cannot be written get their rows once it can: none is dropped", () =>
+    Effect.gen(function* () {
+      const app = yield* TestApp
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, key } = yield* app.makeAccount()
+      const site = yield* app.makeSite(accountId)
+      // Every insert into the call log fails, and counts its attempt in a sequence (which a rollback does not undo).
+      yield* settled(sql`create sequence audit_fault_attempts`)
+      yield* settled(sql`create function audit_fault() returns trigger language plpgsql as $$
+        begin perform nextval('audit_fault_attempts'); raise exception 'the call log is unavailable'; end $$`)
+      yield* settled(
+        sql`create trigger audit_fault before insert on audit_log for each row execute function audit_fault()`
+      )
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 12 }, (_, i) => i),
+        () =>
+          Effect.map(app.fetch(`/api/v1/sites/${site}/articles`, { headers: { "x-api-key": key } }), (res) => ({
+            status: res.status,
+            requestId: res.headers.get("x-request-id")!
+          })),
+        { concurrency: CONCURRENCY }
+      )
+      for (const answer of answers) assert.strictEqual(answer.status, 200)
+      yield* waitUntil(
+        "a write of the call log failed",
+        Effect.map(
+          settled(sql<{ called: boolean }>`select is_called as called from audit_fault_attempts`),
+          ([row]) => row!.called
+        )
+      )
+      yield* settled(sql`drop trigger audit_fault on audit_log`)
+      yield* settled(sql`drop function audit_fault()`)
+      yield* settled(sql`drop sequence audit_fault_attempts`)
+
+      const ids = answers.map((answer) => answer.requestId)
+      const rows = yield* eventually(
+        settled(sql<{ n: number }>`select count(*)::int as n from audit_log where request_id in ${sql.in(ids)}`),
+        ([row]) => row!.n >= ids.length
+      )
+      assert.strictEqual(rows[0]!.n, ids.length)
+    })
   )
 })

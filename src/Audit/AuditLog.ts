@@ -11,6 +11,14 @@ import { type ActivityQuery, AuditRepo, type Days } from "./Repo.js"
 export const READ_BATCH_DELAY = Duration.millis(200)
 /** Entries waiting to be written at most; a request that finds the queue full waits for room (never drops its entry). */
 const READ_QUEUE_CAPACITY = 10_000
+/** The first pause before a failed batch of reads is tried again; each further failure doubles it. */
+const READ_RETRY_PAUSE = Duration.millis(250)
+const READ_RETRY_PAUSE_MAX = Duration.seconds(5)
+/**
+ * Batches in a row that may fail before their rows are given up: with the pauses above, about a minute, long enough
+ * for a database restart or a failover.
+ */
+const READ_RETRY_ATTEMPTS = 16
 /** Rows per insert statement: 12 parameters a row stays well under PostgreSQL's 65,535 per statement. */
 const ROWS_PER_INSERT = 1_000
 
@@ -70,52 +78,81 @@ export class AuditLog extends Effect.Service<AuditLog>()("Audit/AuditLog", {
     const config = yield* AppConfig
     const batchClock = yield* ReadBatchClock
 
-    /** A failure to record is logged loudly and swallowed: it must never turn an answered request into an error. */
-    const orLogged = (entries: ReadonlyArray<AuditEntry>) =>
-      Effect.catchAllCause((cause) =>
-        Effect.logError(`Audit log write failed; ${entries.length} call(s) were not recorded`, cause).pipe(
-          Effect.annotateLogs({ audit_entries: JSON.stringify(entries) })
-        )
-      )
-
-    /** Records one call now. */
-    const record = (entry: AuditEntry) => repo.insert(entry).pipe(orLogged([entry]))
-
     /**
      * Records a change's call in the transaction the change runs in: the row commits with the change or not at all,
      * so a failure here fails the change.
      */
     const recordInTransaction = (entry: AuditEntry) => repo.insert(entry).pipe(Effect.orDie)
 
-    // Reads handed over, and reads whose batch has been written (or has failed, loudly), since the start.
+    // Reads handed over, and reads whose batch has been written (or given up, loudly), since the start.
     let handedOver = 0
     let settled = 0
 
-    const writeBatch = (entries: ReadonlyArray<AuditEntry>) =>
-      Effect.forEach(
+    /** Writes `entries` in statements of ROWS_PER_INSERT rows; the rows of the statements that failed. */
+    const tryWrite = (entries: ReadonlyArray<AuditEntry>) =>
+      Effect.reduce(
         Chunk.chunksOf(Chunk.unsafeFromArray(entries), ROWS_PER_INSERT),
-        (rows) => repo.insertAll(Chunk.toReadonlyArray(rows)).pipe(orLogged(Chunk.toReadonlyArray(rows))),
-        { discard: true }
-      ).pipe(
-        Effect.ensuring(
-          Effect.sync(() => {
-            settled += entries.length
-          })
-        )
+        [] as ReadonlyArray<AuditEntry>,
+        (failed, rows) =>
+          repo.insertAll(Chunk.toReadonlyArray(rows)).pipe(
+            Effect.as(failed),
+            Effect.catchAllCause(() => Effect.succeed([...failed, ...Chunk.toReadonlyArray(rows)]))
+          )
       )
 
+    /** Rows that could not be written are given up only after this, loudly: they name calls that were answered. */
+    const giveUp = (entries: ReadonlyArray<AuditEntry>) =>
+      entries.length === 0
+        ? Effect.void
+        : Effect.logError(`Audit log write failed; ${entries.length} call(s) were not recorded`).pipe(
+            Effect.annotateLogs({ audit_entries: JSON.stringify(entries) })
+          )
+
     // Reads are written in batches: the first entry to arrive starts a batch, and everything queued by
-    // READ_BATCH_DELAY later goes in with it, in one statement. A batch that has begun is always written, even when
-    // the service stops meanwhile; what is still queued then is written by the finalizer, after the server has
-    // answered its last request (the server is closed before the services it uses).
+    // READ_BATCH_DELAY later goes in with it, in one statement. The rows of a batch that fails (the database
+    // restarting, a connection dropped) go again with the next one, after a pause that doubles up to
+    // READ_RETRY_PAUSE_MAX, until READ_RETRY_ATTEMPTS batches in a row have failed; only then are they given up.
+    // A batch that has begun is always written, even when the service stops meanwhile; what is still queued (or
+    // waiting to be retried) then is tried once more by the finalizer, after the server has answered its last
+    // request (the server is closed before the services it uses).
     const reads = yield* Queue.bounded<AuditEntry>(READ_QUEUE_CAPACITY)
-    yield* Effect.addFinalizer(() => Effect.flatMap(Queue.takeAll(reads), (rest) => writeBatch(Chunk.toArray(rest))))
+    let retrying: ReadonlyArray<AuditEntry> = []
+    let failures = 0
+    const settle = (count: number) =>
+      Effect.sync(() => {
+        settled += count
+      })
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        const rest = [...retrying, ...Chunk.toReadonlyArray(yield* Queue.takeAll(reads))]
+        retrying = []
+        yield* giveUp(yield* tryWrite(rest))
+        yield* settle(rest.length)
+      })
+    )
     const nextBatch = Effect.uninterruptibleMask((restore) =>
       Effect.gen(function* () {
-        const first = yield* restore(Queue.take(reads))
-        yield* Effect.exit(restore(Effect.withClock(Effect.sleep(READ_BATCH_DELAY), batchClock)))
-        const rest = yield* Queue.takeAll(reads)
-        yield* writeBatch([first, ...rest])
+        const first = retrying.length === 0 ? [yield* restore(Queue.take(reads))] : []
+        const pause =
+          failures === 0
+            ? READ_BATCH_DELAY
+            : Duration.min(Duration.times(READ_RETRY_PAUSE, 2 ** (failures - 1)), READ_RETRY_PAUSE_MAX)
+        yield* Effect.exit(restore(Effect.withClock(Effect.sleep(pause), batchClock)))
+        const batch = [...retrying, ...first, ...Chunk.toReadonlyArray(yield* Queue.takeAll(reads))]
+        retrying = []
+        const failed = yield* tryWrite(batch)
+        if (failed.length === 0) {
+          failures = 0
+        } else if (++failures < READ_RETRY_ATTEMPTS) {
+          retrying = failed
+          yield* Effect.logWarning(
+            `Audit log write failed; ${failed.length} call(s) will be written with the next batch (attempt ${failures} of ${READ_RETRY_ATTEMPTS})`
+          )
+        } else {
+          failures = 0
+          yield* giveUp(failed)
+        }
+        yield* settle(batch.length - retrying.length)
       })
     )
     yield* Effect.forkScoped(Effect.forever(nextBatch))
@@ -129,6 +166,12 @@ export class AuditLog extends Effect.Service<AuditLog>()("Audit/AuditLog", {
         handedOver++
         return Queue.offer(reads, entry)
       }).pipe(Effect.asVoid)
+
+    /**
+     * Records one call now. Should the write fail, the call joins the batches of reads, which try again: a failure
+     * to record never turns an answered request into an error, nor loses its row while the database comes back.
+     */
+    const record = (entry: AuditEntry) => repo.insert(entry).pipe(Effect.catchAllCause(() => recordRead(entry)))
 
     /** Waits until the batches holding every read handed over so far have been written. */
     const readsWritten = Effect.suspend(() => {
