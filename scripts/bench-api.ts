@@ -9,17 +9,21 @@
 //     largest website (does a request cost more on a bigger website?);
 //   - open-loop: the list at a fixed arrival rate of 100 requests/s, whether or not earlier requests have been
 //     answered, each latency counted from the moment its request was due (no coordinated omission).
+//   - mcp: the same list pages through the MCP tool `list_articles` (POST /mcp, an OAuth access token) and through
+//     GET, alternating on the service: node CPU per call of each.
 // It ends with the lines `throughput service / baseline: N %`, `node CPU per request service / baseline: R×`,
-// `page 1 p50 at 1,000,000 / at 10,000 articles: R×` and `open-loop 100/s p99: N ms`.
+// `MCP tool call CPU / REST request CPU: R×`, `page 1 p50 at 1,000,000 / at 10,000 articles: R×` and
+// `open-loop 100/s p99: N ms`.
 // Exits 0 whatever the figures (it is a measurement), 1 when a run had more than 1 % failed requests or setup failed.
 // Run: npm run bench:api
 //   DATABASE_URL   an admin connection; default postgres://postgres@127.0.0.1:5432/postgres
 //   BENCH_SIZES    website sizes to seed, default 10000,100000,1000000 (100,000 is always seeded: the load runs use it)
-//   BENCH_ONLY     some of throughput,patch,sizes,open-loop (default: all)
+//   BENCH_ONLY     some of throughput,patch,mcp,sizes,open-loop (default: all)
 //   BENCH_KEEP=1   keep the seeded database (cbs_bench_kept) and use it again next time: seeding a million articles
 //                  takes minutes; `drop database cbs_bench_kept` when done
 //   BENCH_OPEN_SECONDS  length of the measured open-loop run, default 30
 import { type ChildProcess, spawn } from "node:child_process"
+import { createHash, randomBytes } from "node:crypto"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import http from "node:http"
 import os from "node:os"
@@ -36,7 +40,7 @@ const MAIN_SIZE = 100_000
 const SIZES = [
   ...new Set([MAIN_SIZE, ...(process.env["BENCH_SIZES"] ?? "10000,100000,1000000").split(",").map(Number)])
 ].sort((a, b) => a - b)
-const ONLY = new Set((process.env["BENCH_ONLY"] ?? "throughput,patch,sizes,open-loop").split(","))
+const ONLY = new Set((process.env["BENCH_ONLY"] ?? "throughput,patch,mcp,sizes,open-loop").split(","))
 const KEEP = process.env["BENCH_KEEP"] === "1"
 /** Requests per figure on one connection, in alternating rounds, after SIZE_WARMUP unmeasured ones. */
 const SIZE_REQUESTS = 400
@@ -62,6 +66,7 @@ const TARGET_RATIO = 1
 const TARGET_CPU_RATIO = 1.5
 const TARGET_SIZE_RATIO = 2
 const TARGET_P99_MS = 50
+const TARGET_MCP_CPU_RATIO = 1.3
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const database = KEEP ? "cbs_bench_kept" : `cbs_bench_${process.pid}`
@@ -210,6 +215,34 @@ const siteOfSize = async (client: pg.Client, accountId: number, size: number) =>
   return siteId
 }
 
+/**
+ * An OAuth access token of the account's user for the MCP endpoint, written as the token endpoint writes one (a
+ * client, a grant, the token's SHA-256): the sign-in and Allow pages are not what this measures.
+ */
+const accessToken = async (client: pg.Client, accountId: number) => {
+  const token = `cbs_at_${randomBytes(32).toString("base64url")}`
+  const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
+  const clientId = `bench-${randomBytes(8).toString("hex")}`
+  await client.query(
+    `insert into oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types,
+       token_endpoint_auth_method, created_at)
+     values ($1, 'bench', '{http://127.0.0.1/callback}', '{authorization_code}', '{code}', 'none', now())`,
+    [clientId]
+  )
+  const grant = await client.query<{ id: string }>(
+    `insert into oauth_grants (client_id, user_id, code_hash, scope, resource, created_at)
+     select $1, u.id, $2, 'mcp', null, now() from users u where u.account_id = $3 order by u.id limit 1
+     returning id`,
+    [clientId, sha256(`${clientId} code`), accountId]
+  )
+  await client.query(
+    `insert into oauth_access_tokens (token_hash, grant_id, created_at, expires_at)
+     values ($1, $2, now(), now() + interval '1 day')`,
+    [sha256(token), grant.rows[0]!.id]
+  )
+  return token
+}
+
 /** Migrates the database; creates (or finds) the account, a new API key, and a website of each size. */
 const prepare = async () => {
   await cbs(["migrate"])
@@ -240,6 +273,7 @@ const prepare = async () => {
     const version = await client.query<{ server_version: string }>("show server_version")
     return {
       key,
+      token: await accessToken(client, accountId),
       siteId,
       sites,
       patchIds: newest.rows.map((row) => Number(row.id)),
@@ -342,6 +376,53 @@ const patchRequests = (ids: ReadonlyArray<number>) => (request: autocannon.Reque
     body: JSON.stringify({ meta_description: `bench ${n}` })
   }
 }
+
+/** The same page sequence as `listRequests`, through the MCP tool `list_articles`. */
+const mcpListRequests = (siteId: number) => {
+  let n = 0
+  return (request: autocannon.Request): autocannon.Request => ({
+    ...request,
+    method: "POST",
+    path: "/mcp",
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: n,
+      method: "tools/call",
+      params: { name: "list_articles", arguments: { site_id: siteId, per_page: PER_PAGE, page: (n++ % PAGES) + 1 } }
+    })
+  })
+}
+
+/** The tool's answer to page 3 is the REST answer to page 3, or the comparison means nothing. */
+const checkSameThroughMcp = async (base: string, siteId: number, key: string, token: string) => {
+  const rest = await fetch(`${base}/api/v1/sites/${siteId}/articles?per_page=${PER_PAGE}&page=3`, {
+    headers: { authorization: `Bearer ${key}` }
+  })
+  const reply = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { ...mcpHeaders(token) },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "list_articles", arguments: { site_id: siteId, per_page: PER_PAGE, page: 3 } }
+    })
+  })
+  const text = await reply.text()
+  const result = (JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: unknown } }).result
+  if (reply.status !== 200 || result === undefined || result.isError === true) {
+    throw new Error(`list_articles answered ${reply.status}: ${text.slice(0, 400)}`)
+  }
+  if (!isDeepStrictEqual(result.structuredContent, await rest.json())) {
+    throw new Error(`list_articles and GET answer page 3 differently: ${text.slice(0, 400)}`)
+  }
+}
+
+const mcpHeaders = (token: string) => ({
+  authorization: `Bearer ${token}`,
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream"
+})
 
 /** One measured run against the target, added to its tally. */
 const measure = async (
@@ -522,7 +603,7 @@ const main = async () => {
   )
   const exists = await withAdmin((client) => client.query("select 1 from pg_database where datname = $1", [database]))
   if (exists.rowCount === 0) await withAdmin((client) => client.query(`create database ${database}`))
-  const { key, siteId, sites, patchIds, postgres } = await prepare()
+  const { key, token, siteId, sites, patchIds, postgres } = await prepare()
   console.log(
     `PostgreSQL ${postgres}, database ${database}; websites ${[...sites].map(([size, id]) => `${id} (${size.toLocaleString("en")} articles)`).join(", ")}; PATCH articles ${patchIds.join(", ")}`
   )
@@ -602,6 +683,29 @@ const main = async () => {
     const patch = tally("service PATCH", service)
     await measure(patch, PATCH_SECONDS, patchHeaders, () => patchRequests(patchIds))
     runs.push(patch)
+  }
+  if (ONLY.has("mcp")) {
+    await checkSameThroughMcp(service.url, siteId, key, token)
+    const list = () => listRequests(siteId)
+    const mcpList = () => mcpListRequests(siteId)
+    await cannon(service.url, WARMUP_SECONDS, mcpHeaders(token), mcpList())
+    const rest = tally("service GET list (beside MCP)", service)
+    const mcp = tally("service MCP list_articles", service)
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [rest, mcp] : [mcp, rest]
+      for (const run of order) {
+        if (run === rest) await measure(run, LIST_SECONDS / ROUNDS, auth, list)
+        else await measure(run, LIST_SECONDS / ROUNDS, mcpHeaders(token), mcpList)
+      }
+    }
+    runs.push(rest, mcp)
+    const restCpu = cpuPerRequest(rest, "node")
+    const mcpCpu = cpuPerRequest(mcp, "node")
+    const mcpRatio = restCpu === undefined || mcpCpu === undefined ? Number.NaN : mcpCpu / restCpu
+    console.log(
+      `MCP tool call CPU target ≤ ${TARGET_MCP_CPU_RATIO}× a REST request's: ${verdict(mcpRatio <= TARGET_MCP_CPU_RATIO)}`
+    )
+    closing.push(`MCP tool call CPU / REST request CPU: ${ratioText(mcpRatio)}`)
   }
   if (runs.length > 0) report(runs)
   failures.push(...runs.filter((run) => failedShare(run) > MAX_FAILED).map((run) => run.label))
