@@ -45,6 +45,26 @@ export const OutputConfig = Config.all({
 
 export type OutputConfig = Config.Config.Success<typeof OutputConfig>
 
+/** Tracing (see Server/Tracing.ts): the OpenTelemetry SDK's own settings, read the way it reads them. */
+export const TracingConfig = Config.all({
+  /** The collector's OTLP/HTTP base address; traces go to its `/v1/traces`. Unset (and no traces endpoint): off. */
+  endpoint: Config.option(Config.url("OTEL_EXPORTER_OTLP_ENDPOINT")),
+  /** The collector's traces address itself, used as given. */
+  tracesEndpoint: Config.option(Config.url("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")),
+  serviceName: Config.string("OTEL_SERVICE_NAME").pipe(Config.withDefault("content-backlink-service")),
+  /** How often finished spans are sent, in ms. */
+  exportDelayMs: Config.integer("OTEL_BSP_SCHEDULE_DELAY").pipe(Config.withDefault(5000))
+})
+
+export type TracingConfig = Config.Config.Success<typeof TracingConfig>
+
+/** Where traces go, if anywhere: the traces endpoint, or the endpoint's `/v1/traces`. */
+export const tracesEndpoint = (config: TracingConfig): Option.Option<string> =>
+  Option.orElse(
+    Option.map(config.tracesEndpoint, (url) => url.toString()),
+    () => Option.map(config.endpoint, (url) => `${url.toString().replace(/\/+$/, "")}/v1/traces`)
+  )
+
 /** A password for `cbs account create` given in the environment rather than on the command line. */
 export const PasswordFromEnvironment = Config.option(Config.redacted("CBS_PASSWORD"))
 

@@ -15,7 +15,7 @@ import { ApiKeys } from "../Auth/ApiKeys.js"
 import { AuthenticationLive, NetworkDoor } from "../Auth/Authentication.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import { BacklinksHttpLive } from "../Backlinks/Http.js"
-import { AppConfig } from "../Config.js"
+import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
 import { PublicUrlLive } from "../Http/PublicUrl.js"
 import { RequestBodyLive } from "../Http/RequestBodies.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
@@ -40,6 +40,7 @@ import { RequestDeadlines } from "./Deadlines.js"
 import { HealthRoutesLive } from "./Health.js"
 import { fromNetwork, serverMiddleware } from "./Pipeline.js"
 import { createServer } from "./StartupGate.js"
+import { TracingLive } from "./Tracing.js"
 
 /** The feature services; they need only the database. */
 export const ServicesLive = Layer.mergeAll(
@@ -79,13 +80,13 @@ const ServeLive = Effect.gen(function* () {
   const app = yield* HttpApiBuilder.httpApp
   const { publicBaseUrl } = yield* AppConfig
   const https = Option.exists(publicBaseUrl, (url) => url.protocol === "https:")
+  const tracing = Option.isSome(tracesEndpoint(yield* TracingConfig))
   const door = yield* NetworkDoor
   // Both are put in the server's context once, not added to each request's (which copies the context).
-  // No span is made of a request: the service exports no traces, and the span's attributes (every header, the URL)
-  // cost a twentieth of a list request's CPU.
+  // A request is a span only when traces are exported (see Tracing.ts).
   return HttpServer.serve(fromNetwork(app), serverMiddleware({ https })).pipe(
     Layer.provide(Layer.succeedContext(Context.make(ApplicationApp, app).pipe(Context.add(Door, door)))),
-    HttpMiddleware.withTracerDisabledWhen(() => true)
+    HttpMiddleware.withTracerDisabledWhen(() => !tracing)
   )
 }).pipe(
   HttpRouter.withRouterConfig(routerConfig),
@@ -111,6 +112,6 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(PublicUrlLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, listen)),
-    // No spans at all (of requests, statements or Effect.fn calls): nothing exports them.
-    Layer.provide(Layer.setTracerEnabled(false))
+    // Spans (of requests, statements and Effect.fn calls) only when they are exported.
+    Layer.provide(TracingLive)
   )
