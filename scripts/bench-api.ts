@@ -22,6 +22,7 @@
 //   BENCH_KEEP=1   keep the seeded database (cbs_bench_kept) and use it again next time: seeding a million articles
 //                  takes minutes; `drop database cbs_bench_kept` when done
 //   BENCH_OPEN_SECONDS  length of the measured open-loop run, default 30
+//   BENCH_PROFILE  a directory: the service writes a V8 CPU profile of the whole run there (Chrome DevTools reads it)
 import { type ChildProcess, spawn } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
@@ -69,6 +70,7 @@ const TARGET_P99_MS = 50
 const TARGET_MCP_CPU_RATIO = 1.3
 
 const root = fileURLToPath(new URL("..", import.meta.url))
+const profileArgs = process.env["BENCH_PROFILE"] ? ["--cpu-prof", "--cpu-prof-dir", process.env["BENCH_PROFILE"]] : []
 const database = KEEP ? "cbs_bench_kept" : `cbs_bench_${process.pid}`
 const benchUrl = databaseUrl(adminUrl, database)
 const workDir = mkdtempSync(path.join(os.tmpdir(), "cbs-bench-"))
@@ -612,7 +614,7 @@ const main = async () => {
   const limits = { REQUESTS_PER_MINUTE: "100000000", EDITS_PER_DAY: "100000000" }
   const serviceChild = startChild(
     "service",
-    ["bin/cbs.js", "serve", "--port", String(servicePort)],
+    [...profileArgs, "bin/cbs.js", "serve", "--port", String(servicePort)],
     serviceEnv({ ...limits, HOST: "127.0.0.1", SHUTDOWN_TIMEOUT_SECONDS: "2" })
   )
   const baselineChild = startChild(

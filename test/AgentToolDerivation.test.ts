@@ -93,7 +93,11 @@ describe("agent tools are derived from annotated endpoints", () => {
     Effect.gen(function* () {
       const tool = deriveTools(ProbeApi)[0]!
       const ok = yield* answerTool(door, tool, { note_id: 7, loud: "yes", text: "hello" })
-      assert.deepStrictEqual(ok.outcome, { _tag: "Ok", data: { data: { id: 7, text: "HELLO" } } })
+      assert.deepStrictEqual(ok.outcome, {
+        _tag: "Ok",
+        data: { data: { id: 7, text: "HELLO" } },
+        text: JSON.stringify({ data: { id: 7, text: "HELLO" } })
+      })
       const refused = yield* answerTool(door, tool, { note_id: 7, text: "hello", extra: true })
       assert.strictEqual(refused.outcome._tag, "Error")
       // The probe API has no error middleware of its own: its decode failure is the framework's 400, as over HTTP.

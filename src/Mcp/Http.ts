@@ -28,12 +28,17 @@ const corsHeaders: Readonly<Record<string, string>> = {
   "access-control-max-age": "86400"
 }
 
-/** The JSON body of an in-process answer. */
+const decoder = new TextDecoder()
+
+/** The JSON body of an in-process answer, as sent and parsed. */
 const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
-  Effect.promise(async () => {
-    const text = await HttpServerResponse.toWeb(response).text()
-    return text === "" ? {} : (JSON.parse(text) as Record<string, unknown>)
-  })
+  Effect.map(
+    // The endpoints answer JSON from memory; anything else (a stream) is read through the web response.
+    response.body._tag === "Uint8Array"
+      ? Effect.succeed(decoder.decode(response.body.body))
+      : Effect.promise(() => HttpServerResponse.toWeb(response).text()),
+    (text) => ({ text, json: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) })
+  )
 
 interface LimitHeaders {
   readonly remaining: number
@@ -68,14 +73,16 @@ export const answerTool = (door: Door["Type"], tool: Tool, args: Readonly<Record
   Effect.gen(function* () {
     const request = toolRequest(tool, args)
     if (request._tag === "Left") {
-      return { outcome: { _tag: "Error", ...publicError(request.left) } satisfies ToolOutcome, limits: undefined }
+      const { status, body } = publicError(request.left)
+      const outcome: ToolOutcome = { _tag: "Error", status, body, text: JSON.stringify(body) }
+      return { outcome, limits: undefined }
     }
     const response = yield* answerInProcess(HttpServerRequest.fromWeb(request.right), Context.make(Door, door))
-    const body = yield* bodyOf(response)
+    const { text, json } = yield* bodyOf(response)
     const outcome: ToolOutcome =
       response.status >= 200 && response.status < 300
-        ? { _tag: "Ok", data: body }
-        : { _tag: "Error", status: response.status, body }
+        ? { _tag: "Ok", data: json, text }
+        : { _tag: "Error", status: response.status, body: json, text }
     return { outcome, limits: limitHeadersOf(response) }
   })
 

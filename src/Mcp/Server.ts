@@ -1,14 +1,22 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import { NotFound, publicError } from "../Domain/Errors.js"
 import type { Tool } from "./Tools.js"
 
-/** What a tool call came to: the structured result, or the public error body with its HTTP status. */
+/**
+ * What a tool call came to: the structured result, or the public error body with its HTTP status; `text` is the
+ * endpoint's JSON answer as it sent it, which the result's text content repeats.
+ */
 export type ToolOutcome =
-  | { readonly _tag: "Ok"; readonly data: Record<string, unknown> }
-  | { readonly _tag: "Error"; readonly status: number; readonly body: Record<string, unknown> }
+  | { readonly _tag: "Ok"; readonly data: Record<string, unknown>; readonly text: string }
+  | { readonly _tag: "Error"; readonly status: number; readonly body: Record<string, unknown>; readonly text: string }
 
-const textOf = (value: unknown) => JSON.stringify(value, null, 2)
+/**
+ * One JSON Schema validator for every request's server. The server uses it only for elicitation, which this one
+ * never does; each server would otherwise make an Ajv of its own, which costs more than the tool call it serves.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
 /**
  * A fresh MCP server for one request (the transport is stateless). `call` runs a tool for the signed-in user and
@@ -22,6 +30,7 @@ export const makeMcpServer = (
     { name: "content-backlink-service", title: "Content and Backlink Service", version: "1.0.0" },
     {
       capabilities: { tools: {} },
+      jsonSchemaValidator,
       instructions:
         "Read the websites, articles, backlinks and period counts of the signed-in account, and edit its articles. Protected links (data-service-protected) in article bodies must be kept exactly; every edit is stored as a revision."
     }
@@ -40,12 +49,12 @@ export const makeMcpServer = (
     const tool = tools.find((candidate) => candidate.name === request.params.name)
     if (tool === undefined) {
       const { body } = publicError(new NotFound({ message: `No tool named ${request.params.name}.` }))
-      return { isError: true, content: [{ type: "text", text: textOf(body) }] }
+      return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] }
     }
     const outcome = await call(tool, request.params.arguments ?? {})
     return outcome._tag === "Ok"
-      ? { structuredContent: outcome.data, content: [{ type: "text", text: textOf(outcome.data) }] }
-      : { isError: true, content: [{ type: "text", text: textOf(outcome.body) }] }
+      ? { structuredContent: outcome.data, content: [{ type: "text", text: outcome.text }] }
+      : { isError: true, content: [{ type: "text", text: outcome.text }] }
   })
   return server
 }
