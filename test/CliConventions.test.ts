@@ -146,6 +146,53 @@ layer(TestLive)("cbs conventions, in process", (it) => {
       })
     )
 
+    it.effect("account password sets the password from standard input and ends the user's browser sessions", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const email = newEmail()
+        yield* cbsWithInput(
+          "the first passphrase\n",
+          "account",
+          "create",
+          "--email",
+          email,
+          "--name",
+          "Reset Ltd",
+          "--password-stdin"
+        )
+        const [user] = yield* usersWith(email)
+        yield* sql`insert into web_sessions (id_hash, user_id, created_at, expires_at)
+          values (${new Uint8Array(32).fill(7)}, ${user!["id"]}, now(), now() + interval '1 day')`
+        const result = yield* cbsWithInput(
+          "a forgotten one, reset\n",
+          "account",
+          "password",
+          "--email",
+          email.toUpperCase()
+        )
+        assert.strictEqual(result.code, 0, result.stderr)
+        assert.strictEqual(result.stdout, `Password set for ${email}; their browser sessions were ended.`)
+        const [after] = yield* usersWith(email)
+        assert.isTrue(yield* verifyPassword("a forgotten one, reset", after!["password_hash"] as string))
+        const [sessions] = yield* sql<{
+          n: number
+        }>`select count(*)::int as n from web_sessions where user_id = ${user!["id"]}`
+        assert.strictEqual(sessions!.n, 0)
+
+        const short = yield* cbsWithInput("short\n", "account", "password", "--email", email)
+        assert.strictEqual(short.code, 2)
+        assert.strictEqual(short.stderr, "cbs: the password must be at least 8 characters")
+        const empty = yield* cbsWithInput("", "account", "password", "--email", email)
+        assert.strictEqual(empty.code, 2)
+        assert.strictEqual(empty.stderr, "cbs: standard input holds no password")
+        const unknown = yield* cbsWithInput("a long passphrase\n", "account", "password", "--email", newEmail())
+        assert.strictEqual(unknown.code, 1)
+        assert.match(unknown.stderr, /^cbs: no user has the e-mail /)
+        const [unchanged] = yield* usersWith(email)
+        assert.strictEqual(unchanged!["password_hash"], after!["password_hash"])
+      })
+    )
+
     it.effect("--password and --password-stdin together are a usage mistake, and nothing is created", () =>
       Effect.gen(function* () {
         const email = newEmail()
@@ -251,6 +298,40 @@ describe("cbs as a process", () => {
       const usage = run(["key", "revoke", "--id", "x"], embeddedEnv(dataDir))
       assert.strictEqual(usage.status, 2)
       assert.strictEqual(usage.stderr, "cbs: --id must be a positive whole number\n")
+    })
+  )
+
+  it.scoped("cbs --help lists the commands first, and the options every command takes after them, one line each", () =>
+    Effect.gen(function* () {
+      const dataDir = join(yield* tempDir("cbs-help-test-"), "data")
+      const help = run(["--help"], embeddedEnv(dataDir))
+      assert.strictEqual(help.status, 0, help.stderr)
+      const lines = help.stdout.split("\n")
+      const commands = lines.indexOf("COMMANDS")
+      const options = lines.indexOf("OPTIONS OF EVERY COMMAND")
+      assert.isAbove(commands, 0, help.stdout)
+      assert.isAbove(options, commands, help.stdout)
+      assert.isBelow(commands, 15, "the commands come right after the description")
+      assert.notInclude(lines, "OPTIONS")
+      for (const command of [
+        "serve",
+        "account create",
+        "account password",
+        "key create",
+        "import",
+        "article rewrite"
+      ]) {
+        assert.isTrue(
+          lines.slice(commands, options).some((line) => line.startsWith(`  - ${command} `)),
+          `${command} in:\n${help.stdout}`
+        )
+      }
+      const optionLines = lines.slice(options + 2).filter((line) => line.trim() !== "")
+      assert.deepStrictEqual(
+        optionLines.map((line) => line.trim().split(/\s+/)[0]),
+        ["--completions", "--log-level", "(-h,", "--wizard", "--version"]
+      )
+      assert.notInclude(help.stdout, "This setting is optional.")
     })
   )
 

@@ -49,8 +49,12 @@ export class AccountsRepo extends Effect.Service<AccountsRepo>()("Auth/AccountsR
         where u.id = ${id}`
     })
 
+    /** A new password also ends the user's browser sessions: whoever knew the old one is signed out. */
     const setPassword = (userId: UserId, passwordHash: string) =>
-      sql`update users set password_hash = ${passwordHash} where id = ${userId}`.pipe(Effect.asVoid)
+      Effect.zipRight(
+        sql`update users set password_hash = ${passwordHash} where id = ${userId}`,
+        sql`delete from web_sessions where user_id = ${userId}`
+      ).pipe(Effect.asVoid, sql.withTransaction)
 
     const renameAccount = (id: AccountId, name: string) =>
       sql`update accounts set name = ${name} where id = ${id}`.pipe(Effect.asVoid)

@@ -29,7 +29,24 @@ export const accountCreateCommand = Command.make(
     )
 ).pipe(Command.withDescription("Create an account with its first user; prints the ids."))
 
+export const accountPasswordCommand = Command.make(
+  "password",
+  {
+    email: Options.text("email").pipe(Options.withPseudoName("E"), Options.withDescription("The user's e-mail.")),
+    json: jsonOption
+  },
+  (args) =>
+    load(() => import("./Run/Accounts.js")).pipe(
+      Effect.flatMap((run) => run.accountPassword(args)),
+      printResult(args.json)
+    )
+).pipe(
+  Command.withDescription(
+    "Set a user's password, read from standard input (its first line); ends the user's browser sessions."
+  )
+)
+
 export const accountCommand = Command.make("account").pipe(
   Command.withDescription("Manage accounts."),
-  Command.withSubcommands([accountCreateCommand])
+  Command.withSubcommands([accountCreateCommand, accountPasswordCommand])
 )

@@ -1,7 +1,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { PasswordFromEnvironment } from "../../Config.js"
-import { UsageError } from "../CliError.js"
+import { CliError, UsageError } from "../CliError.js"
 import type { Result } from "../Output.js"
 import { Stdin } from "../Stdin.js"
 
@@ -11,18 +11,21 @@ const looksLikeEmail = (s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
  * The password: `--password`, else `--password-stdin` (the first line of standard input), else `CBS_PASSWORD`.
  * The first is visible to every user of the machine (in the process list); the others are not.
  */
+const firstLineOfStdin = (option: string) =>
+  Effect.gen(function* () {
+    const text = yield* Effect.flatMap(Stdin, (stdin) => stdin.text)
+    const line = text.split(/\r?\n/)[0] ?? ""
+    if (line === "") return yield* new UsageError({ message: `${option}standard input holds no password` })
+    return line
+  })
+
 const passwordOf = (args: { readonly password: Option.Option<string>; readonly passwordStdin: boolean }) =>
   Effect.gen(function* () {
     if (Option.isSome(args.password) && args.passwordStdin) {
       return yield* new UsageError({ message: "give the password with --password or --password-stdin, not both" })
     }
     if (Option.isSome(args.password)) return args.password
-    if (args.passwordStdin) {
-      const text = yield* Effect.flatMap(Stdin, (stdin) => stdin.text)
-      const line = text.split(/\r?\n/)[0] ?? ""
-      if (line === "") return yield* new UsageError({ message: "--password-stdin: standard input holds no password" })
-      return Option.some(line)
-    }
+    if (args.passwordStdin) return Option.some(yield* firstLineOfStdin("--password-stdin: "))
     return Option.map(yield* PasswordFromEnvironment, Redacted.value)
   })
 
@@ -50,5 +53,20 @@ export const accountCreate = (args: {
         user_id: created.userId,
         password_sign_in: Option.isSome(password)
       }
+    } satisfies Result
+  }).pipe(Effect.provide(Accounts.Default))
+
+/** `cbs account password --email E`: the new password is the first line of standard input, never an argument. */
+export const accountPassword = (args: { readonly email: string }) =>
+  Effect.gen(function* () {
+    const accounts = yield* Accounts
+    const user = yield* accounts.findByEmail(args.email)
+    if (Option.isNone(user)) return yield* new CliError({ message: `no user has the e-mail ${args.email}` })
+    const password = yield* firstLineOfStdin("")
+    if (password.length < 8) return yield* new UsageError({ message: "the password must be at least 8 characters" })
+    yield* accounts.setPassword(user.value.user_id, password)
+    return {
+      text: [`Password set for ${user.value.email}; their browser sessions were ended.`],
+      json: { email: user.value.email, user_id: user.value.user_id, password_set: true }
     } satisfies Result
   }).pipe(Effect.provide(Accounts.Default))
