@@ -34,8 +34,11 @@ export type AppConfig = Config.Config.Success<typeof AppConfig>
 
 /** How the process writes: log lines (JSON for collectors, or pretty for people) and colour. */
 export const OutputConfig = Config.all({
-  /** `json` (default): one JSON object a line; `pretty`: for a person reading the terminal. */
-  logFormat: Config.literal("json", "pretty")("LOG_FORMAT").pipe(Config.withDefault("json" as const)),
+  /**
+   * `json`: one JSON object a line (the default when the output is not a terminal); `short`: one short line per
+   * request for a person at a terminal (the default there); `pretty`: every field, for a person.
+   */
+  logFormat: Config.option(Config.literal("json", "short", "pretty")("LOG_FORMAT")),
   /** Set and not empty: no ANSI colour codes (https://no-color.org). */
   noColor: Config.string("NO_COLOR").pipe(
     Config.withDefault(""),

@@ -1,4 +1,4 @@
-import { Cause, Effect, FiberId, FiberRef, HashSet, Layer, Logger } from "effect"
+import { Cause, Effect, FiberId, FiberRef, HashMap, HashSet, Layer, Logger, Option } from "effect"
 import { OutputConfig } from "./Config.js"
 
 const isPlain = (value: unknown) =>
@@ -31,9 +31,33 @@ export const jsonLines = Logger.make((options) => {
   })
 })
 
+const annotation = (annotations: HashMap.HashMap<string, unknown>, key: string) =>
+  Option.getOrElse(HashMap.get(annotations, key), () => "")
+
 /**
- * From here on, log lines go to `target` in the format LOG_FORMAT names: one JSON object a line (the default, for
- * log collectors), or `pretty` for a person (in colour on a terminal, unless NO_COLOR is set). It is the only logger
+ * One short line for a person at a terminal: the time and, for an answered request, its method, address and
+ * status (a tool call's too, marked so); for anything else, the level and the message (and the cause, if any).
+ */
+export const shortLines = Logger.make(({ annotations, cause, date, logLevel, message }) => {
+  const time = date.toISOString().slice(11, 19)
+  const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+  if (text === "Sent HTTP response" || text === "Answered in process") {
+    const request = `${annotation(annotations, "http.method")} ${annotation(annotations, "http.url")}`
+    const tool = text === "Answered in process" ? " (tool call)" : ""
+    return `${time} ${request} ${annotation(annotations, "http.status")}${tool}`
+  }
+  const line = `${time} ${logLevel.label} ${text}`
+  return Cause.isEmpty(cause) ? line : `${line}\n${Cause.pretty(cause)}`
+})
+
+/** The format of the log lines: LOG_FORMAT, else `short` on a terminal and `json` anywhere else. */
+export const logFormatOf = (setting: Option.Option<"json" | "short" | "pretty">, terminal: boolean) =>
+  Option.getOrElse(setting, () => (terminal ? ("short" as const) : ("json" as const)))
+
+/**
+ * From here on, log lines go to `target` in the format LOG_FORMAT names (`logFormatOf`): one JSON object a line
+ * (for log collectors), `short` for a person at a terminal, or `pretty` (every field, in colour on a terminal unless
+ * NO_COLOR is set). It is the only logger
  * (besides the tracer's, which only adds to spans), so that no line is written twice in two formats.
  */
 export const LogsTo = (target: "stdout" | "stderr") =>
@@ -41,13 +65,17 @@ export const LogsTo = (target: "stdout" | "stderr") =>
     // A LOG_FORMAT or NO_COLOR that does not read is reported by whoever reads OutputConfig for itself (`cbs`
     // reports it as its error); the log lines meanwhile stay JSON.
     Effect.map(
-      Effect.orElseSucceed(OutputConfig, () => ({ logFormat: "json", noColor: false }) as const),
+      Effect.orElseSucceed(OutputConfig, () => ({ logFormat: Option.some("json" as const), noColor: false })),
       (config) => {
         const tty = (target === "stdout" ? process.stdout : process.stderr).isTTY === true
+        const format = logFormatOf(config.logFormat, tty)
+        const toConsole = target === "stdout" ? Logger.withConsoleLog : Logger.withConsoleError
         const logger =
-          config.logFormat === "json"
-            ? (target === "stdout" ? Logger.withConsoleLog : Logger.withConsoleError)(jsonLines)
-            : Logger.prettyLogger({ stderr: target === "stderr", colors: tty && !config.noColor })
+          format === "json"
+            ? toConsole(jsonLines)
+            : format === "short"
+              ? toConsole(shortLines)
+              : Logger.prettyLogger({ stderr: target === "stderr", colors: tty && !config.noColor })
         return Layer.scopedDiscard(
           Effect.locallyScopedWith(FiberRef.currentLoggers, (loggers) =>
             HashSet.add(

@@ -1,7 +1,7 @@
 // @tags: unit
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, FiberRef, HashSet, Logger } from "effect"
-import { jsonLines } from "../src/Logging.js"
+import { Effect, FiberRef, HashSet, Logger, Option } from "effect"
+import { jsonLines, logFormatOf, shortLines } from "../src/Logging.js"
 
 /** Runs `log` with a logger that writes each line both ways, and returns the pairs. */
 const bothWays = (log: Effect.Effect<void>) =>
@@ -42,6 +42,44 @@ describe("JSON log lines", () => {
         ok: true,
         no: null
       })
+    })
+  )
+})
+
+describe("log lines for a person at a terminal", () => {
+  it("are short by default on a terminal and JSON anywhere else; LOG_FORMAT chooses otherwise", () => {
+    assert.strictEqual(logFormatOf(Option.none(), true), "short")
+    assert.strictEqual(logFormatOf(Option.none(), false), "json")
+    assert.strictEqual(logFormatOf(Option.some("json"), true), "json")
+    assert.strictEqual(logFormatOf(Option.some("pretty"), false), "pretty")
+  })
+
+  it.effect("give an answered request as its method, address and status in one line, a tool call marked", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const recorder = Logger.make((options) => void lines.push(shortLines.log(options)))
+      yield* Effect.locally(
+        Effect.gen(function* () {
+          yield* Effect.logInfo("Sent HTTP response").pipe(
+            Effect.annotateLogs({
+              request_id: "abc",
+              "http.method": "GET",
+              "http.url": "/api/v1/sites",
+              "http.status": 200
+            })
+          )
+          yield* Effect.logInfo("Answered in process").pipe(
+            Effect.annotateLogs({ "http.method": "PATCH", "http.url": "/api/v1/articles/3", "http.status": 409 })
+          )
+          yield* Effect.logWarning("requests still running after 10s; shutting down anyway")
+        }),
+        FiberRef.currentLoggers,
+        HashSet.make(recorder)
+      )
+      assert.strictEqual(lines.length, 3)
+      assert.match(lines[0]!, /^\d\d:\d\d:\d\d GET \/api\/v1\/sites 200$/)
+      assert.match(lines[1]!, /^\d\d:\d\d:\d\d PATCH \/api\/v1\/articles\/3 409 \(tool call\)$/)
+      assert.match(lines[2]!, /^\d\d:\d\d:\d\d WARN requests still running after 10s; shutting down anyway$/)
     })
   )
 })
