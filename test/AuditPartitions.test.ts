@@ -33,6 +33,8 @@ const entry = (at: string, fields: Partial<AuditEntry> = {}): AuditEntry => ({
   status: 200,
   duration_ms: 1,
   request_id: null,
+  revision: null,
+  note: null,
   ...fields
 })
 

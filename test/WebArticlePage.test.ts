@@ -3,8 +3,10 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
+import { readRowsWritten } from "./support/CallLogBatches.js"
+import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { assertPageHeaders, open, readByApiAndMcp, rowWith, signedInAccount } from "./support/WebPages.js"
+import { assertPageHeaders, open, PASSWORD, readByApiAndMcp, rowWith, signedInAccount } from "./support/WebPages.js"
 
 const startClock = TestClock.setTime(Date.now())
 
@@ -430,6 +432,86 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.notInclude(onlyMcp.text, "first save")
         assert.include(onlyMcp.text, "get_article")
       })
+    )
+
+    it.effect(
+      "tells previews and replays from changes, shows every change's reason, and links changes and revisions",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { app, browser, articleId, accountId, email } = yield* withArticle
+          const key = yield* app.makeKey(accountId)
+          const patch = (body: unknown, query = "", headers: Record<string, string> = {}) =>
+            Effect.flatMap(
+              app.fetch(`/api/v1/articles/${articleId}${query}`, {
+                method: "PATCH",
+                headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+                body: JSON.stringify(body)
+              }),
+              (res) =>
+                Effect.map(
+                  Effect.promise(() => res.text()),
+                  () => res
+                )
+            )
+          // A preview, a keyed change and its replay through the API, and a change through MCP, each with a reason.
+          assert.strictEqual(
+            (yield* patch({ title: "Previewed", reason: "just looking" }, "?dry_run=true")).status,
+            200
+          )
+          yield* TestClock.adjust("1 second")
+          const keyed = { "idempotency-key": "activity-replay" }
+          assert.strictEqual((yield* patch({ title: "By the API", reason: "api reason" }, "", keyed)).status, 200)
+          yield* TestClock.adjust("1 second")
+          const replay = yield* patch({ title: "By the API", reason: "api reason" }, "", keyed)
+          assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+          yield* TestClock.adjust("1 second")
+          const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
+          const { accessToken } = yield* signInWithSdk({
+            mcpUrl,
+            browser: makeBrowser(app.baseUrl),
+            user: { email, password: PASSWORD }
+          })
+          const tool = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
+            article_id: articleId,
+            title: "Retitled by an assistant",
+            meta_description: "Set by an assistant",
+            reason: "mcp reason"
+          })
+          assert.isFalse(tool.isError, JSON.stringify(tool.text))
+          yield* readRowsWritten
+
+          const activity = yield* open(browser, `/articles/${articleId}/activity`)
+          const preview = rowWith(activity.text, ">preview<")
+          assert.include(preview, `PATCH /api/v1/articles/${articleId}`)
+          assert.include(preview, "nothing saved")
+          assert.notInclude(preview, "revisions/")
+          const replayed = rowWith(activity.text, ">replay<")
+          assert.include(replayed, `PATCH /api/v1/articles/${articleId}`)
+          assert.include(replayed, "nothing saved again")
+          const saved = rowWith(activity.text, "api reason")
+          assert.include(saved, `PATCH /api/v1/articles/${articleId}`)
+          assert.include(saved, `revision <a href="/articles/${articleId}/revisions/1">1</a> saved`)
+          const mcp = rowWith(activity.text, "mcp reason")
+          assert.include(mcp, "update_article")
+          assert.include(mcp, `revision <a href="/articles/${articleId}/revisions/2">2</a> saved`)
+
+          // And back: each revision names the call that saved it, and shows how its title and meta description differ
+          // from the current ones (only those that do).
+          const first = yield* open(browser, `/articles/${articleId}/revisions/1`)
+          assert.include(first.text, `<dt>Saved by</dt><dd><code>PATCH /api/v1/articles/${articleId}</code>`)
+          assert.include(first.text, `<a href="/articles/${articleId}/activity">activity</a>`)
+          assert.include(
+            first.text,
+            "<dt>Meta description</dt>\n<dd><del>Old meta</del> → <ins>Set by an assistant</ins></dd>"
+          )
+          assert.include(
+            first.text,
+            "<dt>Title</dt>\n<dd><del>By the API</del> → <ins>Retitled by an assistant</ins></dd>"
+          )
+          const second = yield* open(browser, `/articles/${articleId}/revisions/2`)
+          assert.include(second.text, "<dt>Saved by</dt><dd><code>update_article</code>")
+        })
     )
 
     it.effect("pages the log by 50, newest first", () =>

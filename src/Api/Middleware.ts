@@ -85,7 +85,8 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Api
  * its outcome is unknown.
  */
 export interface CallRecord {
-  readonly entry: (status: number) => Effect.Effect<AuditEntry>
+  /** The call's row as it ends with `status`; a change passes the revision it saved. */
+  readonly entry: (status: number, saved?: { readonly revision: number }) => Effect.Effect<AuditEntry>
   readonly markRecorded: Effect.Effect<void>
 }
 

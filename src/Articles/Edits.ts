@@ -219,7 +219,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
             // missing from the call log, whatever happens to the process next. (Should the transaction not commit,
             // the call is answered with a 5xx, which the call log records in its own row.)
             if (call !== undefined) {
-              yield* audit.recordInTransaction(yield* call.entry(200))
+              yield* audit.recordInTransaction(yield* call.entry(200, { revision }))
               yield* call.markRecorded
             }
             yield* options.beforeCommit ?? Effect.void

@@ -277,6 +277,8 @@ export class AuditLog extends Effect.Service<AuditLog>()("Audit/AuditLog", {
       /** An account's calls within the days kept and its changes, newest first. */
       activityOfAccount: (accountId: number, options: ActivityOptions) =>
         activityPage(options, (query) => repo.activityOfAccount(accountId, query)),
+      /** The call that saved an article's revision (an API or MCP change), if the log still has it. */
+      callThatSaved: repo.callThatSaved,
       retentionDays: config.auditRetentionDays
     }
   })

@@ -1,12 +1,35 @@
-import { HttpApi, type HttpApiGroup, HttpApp, HttpRouter, HttpServerRequest } from "@effect/platform"
+import {
+  HttpApi,
+  type HttpApiGroup,
+  HttpApp,
+  HttpRouter,
+  HttpServerRequest,
+  type HttpServerResponse
+} from "@effect/platform"
 import { Clock, Effect, Layer, Option, Ref, Schema } from "effect"
 import { CallLog, CurrentCaller, Door } from "../Api/Middleware.js"
-import type { AuditEntry } from "../Domain/CallLog.js"
+import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
 import { ArticleSubject } from "../Domain/Ids.js"
 import { RequestId } from "../Http/RequestId.js"
 import { AuditLog } from "./AuditLog.js"
 
 type Params = Readonly<Record<string, string | undefined>>
+
+/**
+ * A successful answer that saved nothing: a preview (`dry_run=true`), or an earlier answer replayed under its
+ * Idempotency-Key (`Idempotent-Replayed: true`).
+ */
+const noteOf = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+): CallNote | null =>
+  response.status >= 300
+    ? null
+    : response.headers["idempotent-replayed"] === "true"
+      ? "replay"
+      : new URLSearchParams(request.url.split("?")[1] ?? "").get("dry_run") === "true"
+        ? "dry_run"
+        : null
 
 /** For each endpoint whose path names an article: how to read the article's id from the decoded path. */
 const articleSubjects = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
@@ -54,7 +77,7 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
         const { route, params } = yield* HttpRouter.RouteContext
         const subject = subjects.get(`${route.method} ${route.path}`)
         const recorded = yield* Ref.make(false)
-        const entry = (status: number) =>
+        const entry = (status: number, saved?: { readonly revision: number }, note: CallNote | null = null) =>
           Effect.map(
             Clock.currentTimeMillis,
             (ended): AuditEntry => ({
@@ -69,7 +92,9 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
               article_id: subject === undefined ? null : subject(params),
               status,
               duration_ms: Math.max(0, Math.round(ended - started)),
-              request_id: requestId === "" ? null : requestId
+              request_id: requestId === "" ? null : requestId,
+              revision: saved?.revision ?? null,
+              note
             })
           )
         // Handed over before the response leaves, so a call that was answered is never missing from the log: a
@@ -77,7 +102,9 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
         const write = request.method === "GET" || request.method === "HEAD" ? audit.recordRead : audit.record
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.gen(function* () {
-            if (response.status >= 500 || !(yield* Ref.get(recorded))) yield* write(yield* entry(response.status))
+            if (response.status >= 500 || !(yield* Ref.get(recorded))) {
+              yield* write(yield* entry(response.status, undefined, noteOf(request, response)))
+            }
             return response
           })
         )

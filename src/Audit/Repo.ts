@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Statement } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
-import { AuditEntry } from "../Domain/CallLog.js"
+import { AuditEntry, CallNote } from "../Domain/CallLog.js"
 import { RevisionOrigin } from "../Domain/Credential.js"
 import { rfc3339, withinUtcDays } from "../Sql/SqlFormats.js"
 
@@ -12,6 +12,8 @@ import { rfc3339, withinUtcDays } from "../Sql/SqlFormats.js"
 export class ActivityRow extends Schema.Class<ActivityRow>("ActivityRow")({
   at: Schema.String,
   kind: Schema.Literal("call", "change"),
+  /** A call that saved nothing: a preview or a replay. */
+  note: Schema.NullOr(CallNote),
   origin: RevisionOrigin,
   method: Schema.NullOr(Schema.String),
   path: Schema.NullOr(Schema.String),
@@ -31,6 +33,16 @@ export class AccountActivityRow extends Schema.Class<AccountActivityRow>("Accoun
   /** Whether the article is the account's own (a call may name another account's article, and be refused). */
   own_article: Schema.Boolean,
   article_title: Schema.NullOr(Schema.String)
+}) {}
+
+/** The call that saved a revision, as the revision's page names it. */
+export class SavingCall extends Schema.Class<SavingCall>("SavingCall")({
+  at: Schema.String,
+  origin: RevisionOrigin,
+  method: Schema.NullOr(Schema.String),
+  path: Schema.NullOr(Schema.String),
+  tool: Schema.NullOr(Schema.String),
+  request_id: Schema.NullOr(Schema.String)
 }) {}
 
 /** Inclusive UTC days (`YYYY-MM-DD`): the calls a read looks at. Every read of the log is bounded to days. */
@@ -82,11 +94,12 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
     // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
     // Only the calls of the article's own account: another account's refused attempt would name its key here.
     const articleActivity = (articleId: number, options: ActivityQuery) => sql`
-          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.origin, x.method, x.path, x.tool, x.status,
-            x.revision, x.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix
+          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.note, x.origin, x.method, x.path, x.tool, x.status,
+            x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email, k.name as key_name,
+            k.prefix as key_prefix
           from (
-            (select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
-              null::integer as revision, null::text as reason, a.user_id, a.api_key_id, a.id as seq
+            (select a.at, 'call' as kind, a.note, a.origin, a.method, a.path, a.tool, a.status,
+              a.revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
             from audit_log a
             where a.article_id = ${articleId} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
               and a.account_id = (select s.account_id from articles ar join sites s on s.id = ar.site_id
@@ -95,13 +108,16 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
             order by a.at desc, a.id desc
             limit ${options.offset + options.limit})
             union all
-            (select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
-              r.user_id, r.api_key_id, r.id
+            (select r.created_at, 'change', null, r.origin, null, null, null, null, r.number, r.reason,
+              r.user_id, r.api_key_id, r.article_id, r.id
             from article_revisions r
             where r.article_id = ${articleId} and r.origin in ('editor', 'rewrite') and ${originIs("r.origin", options)}
             order by r.created_at desc, r.id desc
             limit ${options.offset + options.limit})
           ) x
+          -- A call that saved a change shows the change's reason (its revision row, by article and number).
+          left join article_revisions saved
+            on x.kind = 'call' and saved.article_id = x.article_id and saved.number = x.revision
           left join users u on u.id = x.user_id
           left join api_keys k on k.id = x.api_key_id
           order by x.at desc, x.seq desc
@@ -121,19 +137,19 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
           with own as (
             select ar.id, ar.title from articles ar join sites s on s.id = ar.site_id where s.account_id = ${accountId}
           )
-          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.origin, x.method, x.path, x.tool, x.status,
-            x.revision, x.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix,
-            x.article_id, own.id is not null as own_article, own.title as article_title
+          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.note, x.origin, x.method, x.path, x.tool, x.status,
+            x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email, k.name as key_name,
+            k.prefix as key_prefix, x.article_id, own.id is not null as own_article, own.title as article_title
           from (
-            (select a.at, 'call' as kind, a.origin, a.method, a.path, a.tool, a.status,
-              null::integer as revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
+            (select a.at, 'call' as kind, a.note, a.origin, a.method, a.path, a.tool, a.status,
+              a.revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
             from audit_log a
             where a.account_id = ${accountId} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
               and ${originIs("a.origin", options)}
             order by a.at desc, a.id desc
             limit ${options.offset + options.limit})
             union all
-            (select r.created_at, 'change', r.origin, null, null, null, null, r.number, r.reason,
+            (select r.created_at, 'change', null, r.origin, null, null, null, null, r.number, r.reason,
               r.user_id, r.api_key_id, r.article_id, r.id
             from article_revisions r
             where r.article_id in (select id from own) and r.origin in ('editor', 'rewrite')
@@ -142,10 +158,28 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
             limit ${options.offset + options.limit})
           ) x
           left join own on own.id = x.article_id
+          -- Only the account's own article's revision: a call may name another account's article.
+          left join article_revisions saved
+            on x.kind = 'call' and own.id is not null and saved.article_id = x.article_id and saved.number = x.revision
           left join users u on u.id = x.user_id
           left join api_keys k on k.id = x.api_key_id
           order by x.at desc, x.seq desc
           limit ${options.limit} offset ${options.offset}`
+
+    // The call's row was written in the change's transaction, when the call began: within the request deadline before
+    // the revision's time. Read along audit_log_article_at_idx, in the partitions of those minutes only.
+    const callThatSaved = SqlSchema.findOne({
+      Request: Schema.Struct({ article_id: Schema.Number, revision: Schema.Number, saved_at: Schema.String }),
+      Result: SavingCall,
+      execute: (request) => sql`
+        select ${sql.unsafe(rfc3339("a.at"))} as at, a.origin, a.method, a.path, a.tool, a.request_id
+        from audit_log a
+        where a.article_id = ${request.article_id} and a.revision = ${request.revision}
+          and a.at between ${request.saved_at}::timestamptz - interval '10 minutes'
+            and ${request.saved_at}::timestamptz + interval '1 minute'
+        order by a.at desc
+        limit 1`
+    })
 
     const activityOfAccount = (accountId: number, options: ActivityQuery) =>
       SqlSchema.findAll({
@@ -256,6 +290,8 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
       insertAll,
       activityOfArticle,
       activityOfAccount,
+      callThatSaved: (articleId: number, revision: number, savedAt: string) =>
+        callThatSaved({ article_id: articleId, revision, saved_at: savedAt }).pipe(Effect.orDie),
       /** The plans of the activity pages' reads, for the tests that hold them to their days' partitions. */
       plans: {
         activityOfArticle: (articleId: number, options: ActivityQuery) => explain(articleActivity(articleId, options)),

@@ -14,13 +14,23 @@ const originNames: Record<(typeof ACTIVITY_ORIGINS)[number], string> = {
   rewrite: "Rewrite and import"
 }
 
-/** What a row did: a revision saved (linked), or the call's tool or method and path. */
-const what = (row: ActivityRow, articleId: number | null) =>
-  row.kind === "change"
-    ? articleId === null
-      ? html`Revision ${row.revision ?? ""} saved`
-      : html`Revision <a href="/articles/${articleId}/revisions/${row.revision ?? 0}">${row.revision ?? ""}</a> saved`
-    : html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
+/** A revision number, linked to its page when the article is the account's own. */
+const revisionLink = (articleId: number | null, revision: number) =>
+  articleId === null ? html`${revision}` : html`<a href="/articles/${articleId}/revisions/${revision}">${revision}</a>`
+
+/**
+ * What a row did: a revision saved in the editor or by a rewrite (linked); or the call's tool or method and path,
+ * with the revision it saved (linked), or marked as a preview or a replay, which saved nothing.
+ */
+const what = (row: ActivityRow, articleId: number | null) => {
+  if (row.kind === "change") return html`Revision ${revisionLink(articleId, row.revision ?? 0)} saved`
+  const call = html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
+  if (row.note === "dry_run") return html`${call} <span class="badge note">preview</span> nothing saved`
+  if (row.note === "replay") {
+    return html`${call} <span class="badge note">replay</span> the earlier answer sent again, nothing saved again`
+  }
+  return row.revision === null ? call : html`${call}: revision ${revisionLink(articleId, row.revision)} saved`
+}
 
 const status = (row: ActivityRow) =>
   row.status === null ? none : html`<span class="badge ${row.status < 400 ? "ok" : "failed"}">${row.status}</span>`

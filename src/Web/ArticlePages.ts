@@ -1,4 +1,6 @@
+import { Option } from "effect"
 import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
+import type { SavingCall } from "../Audit/Repo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
@@ -133,19 +135,52 @@ const diffView = (before: string, after: string) => {
   )}</pre>`
 }
 
-const revisionFacts = (revision: RevisionRow) => html`<dl class="meta">
+const revisionFacts = (
+  revision: RevisionRow,
+  savedBy: Option.Option<SavingCall>,
+  articleId: number
+) => html`<dl class="meta">
 <dt>Time</dt><dd>${timestamp(revision.created_at)}</dd>
 <dt>Origin</dt><dd>${revision.origin}${isOriginal(revision) ? html` <span class="badge">original</span>` : null}</dd>
+${Option.match(savedBy, {
+  onNone: () => null,
+  onSome: (call) => html`<dt>Saved by</dt><dd><code>${call.tool ?? `${call.method ?? ""} ${call.path ?? ""}`}</code>
+at ${timestamp(call.at)}${call.request_id === null ? null : html`, request <code>${call.request_id}</code>`}
+(<a href="/articles/${articleId}/activity">activity</a>)</dd>`
+})}
 <dt>Reason</dt><dd>${revision.reason ?? none}</dd>
 <dt>Title</dt><dd>${revision.title ?? none}</dd>
 <dt>Meta description</dt><dd>${revision.meta_description ?? none}</dd>
 </dl>`
 
-/** `GET /articles/:id/revisions/:n`: one revision, its diff against the current body, and a way to restore it. */
+/** How the revision's title and meta description differ from the current ones, each shown only when it does. */
+const fieldChanges = (revision: RevisionRow, current: RevisionRow | undefined) => {
+  if (current === undefined || current.number === revision.number) return null
+  const fields = [
+    { label: "Title", before: revision.title, now: current.title },
+    { label: "Meta description", before: revision.meta_description, now: current.meta_description }
+  ].filter((field) => field.before !== field.now)
+  return html`<h2>Title and meta description from this revision to the current ones</h2>
+${
+  fields.length === 0
+    ? html`<p>The same in both.</p>`
+    : html`<dl class="field-changes">${fields.map(
+        (field) => html`<dt>${field.label}</dt>
+<dd><del>${field.before ?? "(none)"}</del> → <ins>${field.now ?? "(none)"}</ins></dd>`
+      )}</dl>`
+}`
+}
+
+/**
+ * `GET /articles/:id/revisions/:n`: one revision, the call that saved it (an API or MCP change), how its title, meta
+ * description and body differ from the current ones, and a way to restore it.
+ */
 export const revisionPage = (options: {
   readonly viewer: Viewer
   readonly article: ArticleWithBody
   readonly revision: RevisionRow
+  readonly current?: RevisionRow | undefined
+  readonly savedBy?: Option.Option<SavingCall>
   readonly error?: SafeHtml | undefined
 }) => {
   const { article, revision, viewer } = options
@@ -156,8 +191,9 @@ export const revisionPage = (options: {
     main: html`<p class="breadcrumb"><a href="/articles/${article.id}">Back to the article</a></p>
 <h1>Revision ${revision.number} of ${article.title ?? `article ${article.id}`}</h1>
 ${options.error === undefined ? null : html`<div class="error" role="alert"><p>Nothing was restored.</p>${options.error}</div>`}
-${revisionFacts(revision)}
+${revisionFacts(revision, options.savedBy ?? Option.none(), article.id)}
 <div class="actions"><a class="button primary" href="/articles/${article.id}/revisions/${revision.number}/restore">Restore this revision</a></div>
+${fieldChanges(revision, options.current)}
 <h2>Changes from this revision to the current body</h2>
 ${diffView(revision.body, article.body)}
 <h2>Rendered</h2>
@@ -193,7 +229,7 @@ the history and can be restored in turn.</p>
 <p class="diff-summary">The body changes by <span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>
 and <span class="added">${added} ${added === 1 ? "line" : "lines"} added</span>. Protected links are checked as for
 any edit.</p>
-${revisionFacts(revision)}
+${revisionFacts(revision, Option.none(), article.id)}
 <form method="post" action="/articles/${article.id}/revisions/${revision.number}/restore">
 <input type="hidden" name="csrf" value="${viewer.csrf}">
 <div class="actions"><button class="primary" type="submit">Restore revision ${revision.number}</button>

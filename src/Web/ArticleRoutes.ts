@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import { Articles } from "../Articles/Articles.js"
 import { ArticleEdits, type EditContext } from "../Articles/Edits.js"
+import { AuditLog } from "../Audit/AuditLog.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { EditArticlePayload } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
@@ -39,6 +40,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
     const guard = yield* PageGuard
     const articles = yield* Articles
     const edits = yield* ArticleEdits
+    const audit = yield* AuditLog
 
     const articleIdParam = Effect.map(HttpRouter.params, (params) =>
       Option.map(positive(params.id), (id) => ArticleId.make(id))
@@ -151,7 +153,13 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         if (Option.isNone(article)) return Option.none()
         const history = yield* edits.history(id.value)
         const revision = history.find((row) => row.number === number.value)
-        return revision === undefined ? Option.none() : Option.some({ article: article.value, revision })
+        const current = history.find((row) => row.number === article.value.revision)
+        if (revision === undefined) return Option.none()
+        const savedBy =
+          revision.origin === "API" || revision.origin === "MCP"
+            ? yield* audit.callThatSaved(id.value, revision.number, revision.created_at)
+            : Option.none()
+        return Option.some({ article: article.value, revision, current, savedBy })
       })
 
     yield* router.get(
