@@ -15,6 +15,28 @@ layer(TestServerLive)("smoke", (it) => {
       assert.strictEqual(body.meta.total, 1)
     })
   )
+
+  it.effect("every endpoint writes its JSON the same way: no spaces between tokens", () =>
+    Effect.gen(function* () {
+      const app = yield* TestApp
+      const { accountId, key } = yield* app.makeAccount()
+      const site = yield* app.makeSite(accountId)
+      const article = yield* app.makeArticle(site, { title: "Spaced : out, really", body: "<p>a : b, c</p>" })
+      yield* app.makeArticle(site, { title: "Second" })
+      for (const path of [
+        "/api/v1/sites",
+        `/api/v1/sites/${site}/articles`,
+        `/api/v1/articles/${article}`,
+        `/api/v1/sites/${site}/backlinks`,
+        `/api/v1/sites/${site}/stats`,
+        "/api/v1/nothing"
+      ]) {
+        const res = yield* app.fetch(path, { headers: { "x-api-key": key } })
+        const text = yield* Effect.promise(() => res.text())
+        assert.strictEqual(text, JSON.stringify(JSON.parse(text)), path)
+      }
+    })
+  )
 })
 void describe
 void it

@@ -63,10 +63,10 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
 
     // An article of a list as a JSON object, built by the database: the fields of `Article`, in its order, typed and
     // formatted by the SQL and the table's own types and checks (test/Articles.test.ts holds them to the schema).
-    const articleJson = sql`json_build_object('id', a.id, 'site_id', a.site_id, 'title', a.title, 'url', a.url,
-      'status', a.status, 'published_at', ${sql.unsafe(rfc3339("a.published_at"))},
-      'target_keyword', a.target_keyword, 'word_count', a.word_count,
-      'featured_image_url', a.featured_image_url, 'revision', a.revision)`
+    // row_to_json writes it without spaces, as every other answer is written (json_build_object writes `"id" : 16`).
+    const articleJson = sql`row_to_json((select x from (select a.id, a.site_id, a.title, a.url, a.status,
+      ${sql.unsafe(rfc3339("a.published_at"))} as published_at, a.target_keyword, a.word_count, a.featured_image_url,
+      a.revision) x))`
 
     // One statement for the whole list: whether `scope` may read the website (no row when it may not), the page as
     // the JSON array the response carries, and the total. Taking the rows as JSON text, rather than as rows parsed
@@ -77,7 +77,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
       Effect.map(
         sql<{ readonly data: string; readonly total: number }>`
           select
-            (select coalesce(json_agg(${articleJson} order by p.published_at desc nulls last, p.id desc), '[]')::text
+            (select '[' || coalesce(string_agg(${articleJson}::text, ',' order by p.published_at desc nulls last, p.id desc), '') || ']' 
              from (
                select a.id, a.published_at from articles a where ${where(siteId, filter)}
                order by a.published_at desc nulls last, a.id desc
