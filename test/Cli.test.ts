@@ -1,11 +1,11 @@
 // @tags: engine runtime
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { ConfigProvider, Effect, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { verifyPassword } from "../src/Auth/Passwords.js"
@@ -286,13 +286,20 @@ layer(TestLive)("cbs", (it) => {
     })
   )
 
-  it.effect(
+  it.scoped(
     "seed --demo imports two websites with a few dozen articles with protected links, both backlink categories, and prints a working sign-in and key",
     () =>
       Effect.gen(function* () {
         const today = Date.parse("2026-11-21T12:00:00Z")
         yield* TestClock.setTime(today)
-        const result = yield* cbs("seed", "--demo")
+        const mediaDir = yield* tempDir("cbs-seed-media-")
+        const result = yield* cbs("seed", "--demo").pipe(
+          Effect.withConfigProvider(
+            ConfigProvider.fromMap(new Map([["MEDIA_DIR", mediaDir]])).pipe(
+              ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+            )
+          )
+        )
         assert.isTrue(result.ok, result.stderr)
         assert.strictEqual(field(result.stdout, "Demo sign-in"), DEMO_EMAIL)
 
@@ -308,9 +315,20 @@ layer(TestLive)("cbs", (it) => {
         assert.strictEqual(sites.length, 2)
         const siteIds = sites.map((row) => row["id"] as number)
         const articles = yield* sql`
-          select status, body, extract(epoch from published_at)::float8 * 1000 as published_ms
+          select status, body, featured_image_url, extract(epoch from published_at)::float8 * 1000 as published_ms
           from articles where site_id in ${sql.in(siteIds)}`
         assert.isAtLeast(articles.length, 24)
+        // Most articles have a featured image, stored in the media store as a PNG and addressed where it is served.
+        const images = articles.flatMap((row) =>
+          row["featured_image_url"] === null ? [] : [row["featured_image_url"]]
+        )
+        assert.isAtLeast(images.length, articles.length / 2)
+        for (const url of images as Array<string>) {
+          const name = /^http:\/\/localhost:3000\/media\/([0-9a-f]{64}\.png)$/.exec(url)?.[1]
+          assert.isDefined(name, url)
+          const bytes = readFileSync(join(mediaDir, name!))
+          assert.deepStrictEqual([...bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47])
+        }
         assert.isAtMost(articles.length, 48)
         for (const article of articles) {
           const links = extractProtectedLinks(article["body"] as string)
@@ -422,6 +440,26 @@ describe("cbs serve (subprocess)", () => {
         assert.strictEqual(logged.annotations?.request_id, sites.headers.get("x-request-id"))
         const body = yield* Effect.promise(() => sites.json())
         assert.strictEqual(body.meta.total, 2)
+        // No broken image: every featured image of the demo is served, as a PNG, where its address says.
+        let served = 0
+        for (const site of body.data as ReadonlyArray<{ readonly id: number }>) {
+          const list = yield* Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}/api/v1/sites/${site.id}/articles?per_page=100`, {
+              headers: { authorization: `Bearer ${key}` }
+            }).then((res) => res.json())
+          )
+          for (const article of list.data as ReadonlyArray<{ readonly featured_image_url: string | null }>) {
+            if (article.featured_image_url === null) continue
+            const url = new URL(article.featured_image_url)
+            assert.strictEqual(url.origin, `http://localhost:${port}`)
+            const image = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}${url.pathname}`))
+            assert.strictEqual(image.status, 200, article.featured_image_url)
+            assert.strictEqual(image.headers.get("content-type"), "image/png")
+            yield* Effect.promise(() => image.arrayBuffer())
+            served++
+          }
+        }
+        assert.isAtLeast(served, 16)
         const openapi = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`))
         assert.strictEqual(openapi.status, 200)
 

@@ -113,7 +113,17 @@ const metaDescription = (article: ArticleSpec) => {
  * The site's articles: the published ones spread over the last four months (oldest first), then the scheduled
  * ones dated in the coming days, then the drafts without a date.
  */
-const articles = (site: SiteSpec, today: Date): Array<ArticleJson> => {
+/** Two articles in three have a featured image. */
+const hasImage = (index: number) => index % 3 !== 1
+
+/** The slugs of the site's articles that have a featured image. */
+export const imageSlugs = (site: SiteSpec): ReadonlyArray<string> =>
+  site.articles.filter((_, index) => hasImage(index)).map((article) => article.slug)
+
+/** The address of an article's featured image, by its slug. */
+export type ImageUrl = (slug: string) => string
+
+const articles = (site: SiteSpec, today: Date, imageUrl: ImageUrl): Array<ArticleJson> => {
   const total = site.articles.length
   const published = total - site.drafts - site.scheduled
   return site.articles.map((article, index) => {
@@ -135,7 +145,7 @@ const articles = (site: SiteSpec, today: Date): Array<ArticleJson> => {
       published_at,
       target_keyword: article.keyword,
       meta_description: metaDescription(article),
-      featured_image_url: index % 3 === 1 ? null : `${site.website_url}/images/${article.slug}.jpg`,
+      featured_image_url: hasImage(index) ? imageUrl(article.slug) : null,
       body: body(site, index)
     }
   })
@@ -180,13 +190,13 @@ const backlinks = (site: SiteSpec, today: Date): Array<BacklinkJson> =>
   })
 
 /** The import-file record of a demo website, dated relative to `today`. */
-export const buildSite = (site: SiteSpec, today: Date): SiteJson => ({
+export const buildSite = (site: SiteSpec, today: Date, imageUrl: ImageUrl): SiteJson => ({
   name: site.name,
   website_url: site.website_url,
   language: site.language,
   country: site.country,
   geographic_scope: site.geographic_scope,
   industry: site.industry,
-  articles: articles(site, today),
+  articles: articles(site, today, imageUrl),
   backlinks: backlinks(site, today)
 })

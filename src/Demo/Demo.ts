@@ -1,5 +1,5 @@
 import type { ImportFileJson } from "../Import/ImportFile.js"
-import { buildSite } from "./Build.js"
+import { buildSite, type ImageUrl, imageSlugs } from "./Build.js"
 import { lawFirm } from "./LawFirm.js"
 import { plumbing } from "./Plumbing.js"
 
@@ -12,13 +12,21 @@ export const DEMO_ACCOUNT_NAME = "Demo Plumbing Ltd"
  * account with a national plumbing company and a local law firm, their articles and backlinks spread over the four
  * months before `today`. The same `today` (to the day) and password always give the same data.
  */
-export const demoData = (options: { readonly today: Date; readonly password: string }): ImportFileJson => ({
+export const demoData = (options: {
+  readonly today: Date
+  readonly password: string
+  /** Where each article's featured image is served (the images come from `demoImageSlugs` and `demoImage`). */
+  readonly imageUrl: ImageUrl
+}): ImportFileJson => ({
   accounts: [
     {
       email: DEMO_EMAIL,
       name: DEMO_ACCOUNT_NAME,
       password: options.password,
-      sites: [buildSite(plumbing, options.today), buildSite(lawFirm, options.today)]
+      sites: [buildSite(plumbing, options.today, options.imageUrl), buildSite(lawFirm, options.today, options.imageUrl)]
     }
   ]
 })
+
+/** The slugs of the demo articles that have a featured image: each is stored from `demoImage(slug)` when seeding. */
+export const demoImageSlugs: ReadonlyArray<string> = [plumbing, lawFirm].flatMap(imageSlugs)

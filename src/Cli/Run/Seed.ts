@@ -2,9 +2,13 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Layer, Option } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { ApiKeys } from "../../Auth/ApiKeys.js"
-import { DEMO_EMAIL, demoData } from "../../Demo/Demo.js"
+import { AppConfig, publicBaseUrl } from "../../Config.js"
+import { DEMO_EMAIL, demoData, demoImageSlugs } from "../../Demo/Demo.js"
+import { demoImage } from "../../Demo/Images.js"
 import type { AccountId } from "../../Domain/Ids.js"
+import { PublicUrl } from "../../Http/PublicUrl.js"
 import { Importer, type ImportSummary } from "../../Import/Import.js"
+import { MediaStore } from "../../Media/MediaStore.js"
 import type { Result } from "../Output.js"
 
 /** What `seedDemo` did: imported the demo data with a new password, or found the demo account already there. */
@@ -18,7 +22,32 @@ export type DemoSignIn =
     }
   | { readonly _tag: "Existing"; readonly email: string; readonly key: string }
 
-export const SeedServicesLive = Layer.mergeAll(Importer.Default, Accounts.Default, ApiKeys.Default)
+/**
+ * What seeding uses. The demo's images are stored in the media store and addressed as the server will serve them:
+ * at PUBLIC_BASE_URL, else on localhost at `port` (the one `serve` is about to listen on), else at PORT.
+ */
+export const seedServicesLive = (port: Option.Option<number> = Option.none()) =>
+  Layer.mergeAll(
+    Importer.Default,
+    Accounts.Default,
+    ApiKeys.Default,
+    MediaStore.Default.pipe(
+      Layer.provide(
+        Layer.effect(
+          PublicUrl,
+          Effect.map(AppConfig, (config) =>
+            publicBaseUrl(
+              config,
+              Option.getOrElse(port, () => config.port)
+            )
+          )
+        )
+      ),
+      // The configuration has been read by then (the database is opened with it), and the media directory is the
+      // one the server writes to: a failure here is not the operator's to fix through this command.
+      Layer.orDie
+    )
+  )
 
 /** Where the demo data's revisions say their content came from (`import demo data`). */
 const DEMO_SOURCE = "demo data"
@@ -41,8 +70,17 @@ export const seedDemo = Effect.gen(function* () {
   }
   const password = randomBytes(12).toString("base64url")
   const today = new Date(yield* Clock.currentTimeMillis)
+  const media = yield* MediaStore
+  const images = new Map<string, string>()
+  for (const slug of demoImageSlugs) {
+    const image = yield* media.prepare(demoImage(slug)).pipe(Effect.orDie)
+    yield* image.write
+    images.set(slug, yield* media.urlOf(image.name))
+  }
   // The data set is ours: if it does not import, that is a bug, not an operator's mistake.
-  const summary = yield* importer.importValue(demoData({ today, password }), DEMO_SOURCE).pipe(Effect.orDie)
+  const summary = yield* importer
+    .importValue(demoData({ today, password, imageUrl: (slug) => images.get(slug) ?? "" }), DEMO_SOURCE)
+    .pipe(Effect.orDie)
   const account = yield* accounts.findByEmail(DEMO_EMAIL)
   if (Option.isNone(account)) return yield* Effect.dieMessage("the demo account is missing after its import")
   const key = yield* newKey(account.value.account_id)
@@ -79,4 +117,4 @@ export const demoLines = (demo: DemoSignIn): ReadonlyArray<string> =>
 export const seedDemoCommand = Effect.map(
   seedDemo,
   (seeded): Result => ({ text: demoLines(seeded), json: demoJson(seeded) })
-).pipe(Effect.provide(SeedServicesLive))
+).pipe(Effect.provide(seedServicesLive()))

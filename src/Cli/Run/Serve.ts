@@ -5,7 +5,7 @@ import { LogsTo } from "../../Logging.js"
 import { HttpServerLive } from "../../Server/Server.js"
 import { CliError } from "../CliError.js"
 import { CliRepo } from "../Repo.js"
-import { type DemoSignIn, demoJson, demoLines, SeedServicesLive, seedDemo } from "./Seed.js"
+import { type DemoSignIn, demoJson, demoLines, seedDemo, seedServicesLive } from "./Seed.js"
 
 /**
  * Builds `layer`, runs `ready` with what it built, and keeps it until the fiber is interrupted (SIGINT/SIGTERM under
@@ -88,7 +88,7 @@ export const serve = (args: { readonly port: Option.Option<number>; readonly jso
     const seeding = empty && config.seedDemo
     if (seeding) yield* Console.error("Importing the demo data…")
     const demo = seeding
-      ? Option.some(yield* seedDemo.pipe(Effect.provide(SeedServicesLive)))
+      ? Option.some(yield* seedDemo.pipe(Effect.provide(seedServicesLive(Option.some(listen.port)))))
       : Option.none<DemoSignIn>()
     yield* Console.error("Starting the HTTP server…")
     const server = HttpServerLive(listen).pipe(
