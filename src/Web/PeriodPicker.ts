@@ -101,17 +101,20 @@ export const periodPicker = (
 <div class="pickers">
 <form method="get" action="${action}" class="inline">
 ${keepStatus}
-<div><label for="period-month">A month</label>
-<input type="month" id="period-month" name="period" required pattern="[0-9]{4}-[0-9]{2}" placeholder="YYYY-MM"
+<div><label for="period-month">A month <span class="hint">(YYYY-MM)</span></label>
+<input type="text" id="period-month" name="period" required pattern="[0-9]{4}-[0-9]{2}" placeholder="2026-01"
+  inputmode="numeric" maxlength="7" size="8" autocomplete="off"
   value="${view.period.kind === "month" ? view.period.month : ""}"></div>
 <button type="submit">Show month</button>
 </form>
 <form method="get" action="${action}" class="inline">
 ${keepStatus}
-<div><label for="period-from">From</label>
-<input type="date" id="period-from" name="from" required value="${range?.from ?? ""}"></div>
-<div><label for="period-to">To</label>
-<input type="date" id="period-to" name="to" required value="${range?.to ?? ""}"></div>
+<div><label for="period-from">From <span class="hint">(YYYY-MM-DD)</span></label>
+<input type="text" id="period-from" name="from" required pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-01"
+  inputmode="numeric" maxlength="10" size="11" autocomplete="off" value="${range?.from ?? ""}"></div>
+<div><label for="period-to">To <span class="hint">(YYYY-MM-DD)</span></label>
+<input type="text" id="period-to" name="to" required pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-31"
+  inputmode="numeric" maxlength="10" size="11" autocomplete="off" value="${range?.to ?? ""}"></div>
 <button type="submit">Show range</button>
 </form>
 </div>`

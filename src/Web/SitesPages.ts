@@ -6,7 +6,7 @@ import type { Stats } from "../Domain/Stats.js"
 import type { MonthCounts } from "../Stats/Repo.js"
 import { html } from "../Ui/Html.js"
 import { monthlyChart } from "./Charts.js"
-import { externalLink, layout, none, pager, tableWrap, timestamp, type Viewer } from "./Layout.js"
+import { externalLink, layout, none, pager, stackedTable, tableWrap, timestamp, type Viewer } from "./Layout.js"
 import { type PeriodView, periodHeading, periodParams, periodPicker } from "./PeriodPicker.js"
 
 /** A list page as the services return it. */
@@ -96,40 +96,37 @@ const badge = (value: string | null) => (value === null ? none : html`<span clas
 const articlesTable = (articles: Listed<Article>) =>
   articles.data.length === 0
     ? html`<p>No articles${articles.meta.total === 0 ? null : html` on this page`}.</p>`
-    : tableWrap(
-        "Articles",
-        html`<table>
-<caption class="visually-hidden">Articles, newest first</caption>
-<thead><tr><th scope="col">Title</th><th scope="col">Status</th><th scope="col">Published</th>
-<th scope="col" class="num">Words</th></tr></thead>
-<tbody>
-${articles.data.map(
-  (
-    article
-  ) => html`<tr><th scope="row"><a href="/articles/${article.id}">${article.title ?? `Article ${article.id}`}</a></th>
-<td>${badge(article.status)}</td><td>${timestamp(article.published_at)}</td>
-<td class="num">${article.word_count ?? none}</td></tr>`
-)}
-</tbody></table>`
-      )
+    : stackedTable({
+        caption: "Articles, newest first",
+        columns: [{ label: "Title" }, { label: "Status" }, { label: "Published" }, { label: "Words", num: true }],
+        rows: articles.data.map((article) => [
+          html`<a href="/articles/${article.id}">${article.title ?? `Article ${article.id}`}</a>`,
+          badge(article.status),
+          timestamp(article.published_at),
+          article.word_count ?? none
+        ])
+      })
 
 const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>) =>
   backlinks.data.length === 0
     ? html`<p>No backlinks${backlinks.meta.total === 0 ? null : html` on this page`}.</p>`
-    : tableWrap(
-        categoryTitle[category],
-        html`<table>
-<caption class="visually-hidden">${categoryTitle[category]}, newest first</caption>
-<thead><tr><th scope="col">Source</th><th scope="col">Anchor text</th><th scope="col">Anchor type</th>
-<th scope="col">Status</th><th scope="col">Acquired</th></tr></thead>
-<tbody>
-${backlinks.data.map(
-  (link) => html`<tr><th scope="row">${externalLink(link.source_url, link.source_domain)}</th>
-<td>${link.anchor_text ?? none}</td><td>${link.anchor_type?.replace("_", " ") ?? none}</td>
-<td>${badge(link.status)}</td><td>${timestamp(link.acquired_at)}</td></tr>`
-)}
-</tbody></table>`
-      )
+    : stackedTable({
+        caption: `${categoryTitle[category]}, newest first`,
+        columns: [
+          { label: "Source" },
+          { label: "Anchor text" },
+          { label: "Anchor type" },
+          { label: "Status" },
+          { label: "Acquired" }
+        ],
+        rows: backlinks.data.map((link) => [
+          externalLink(link.source_url, link.source_domain),
+          link.anchor_text ?? none,
+          link.anchor_type?.replace("_", " ") ?? none,
+          badge(link.status),
+          timestamp(link.acquired_at)
+        ])
+      })
 
 const categoryTitle: Record<BacklinkCategory, string> = { industry: "Industry backlinks", local: "Local backlinks" }
 

@@ -49,8 +49,8 @@ export const seriousViolations = (page: Page) =>
   })
 
 /**
- * What every page must pass, on whichever screen the test's page has: no horizontal scrolling of the page on a phone
- * (`scrollWidth` within the 375 px viewport), no serious or critical axe-core violation, and a full-page screenshot
+ * What every page must pass, on whichever screen the test's page has: no horizontal scrolling on a phone, of the page
+ * (`scrollWidth` within the 375 px viewport) or of a table in its box, no serious or critical axe-core violation, and a full-page screenshot
  * `test-output/screenshots/<name>-<width>.png` for people to look at.
  */
 export const checkPage = (page: Page, name: string) =>
@@ -62,6 +62,15 @@ export const checkPage = (page: Page, name: string) =>
     if (width <= PHONE.width) {
       const scrollWidth = yield* inBrowser(() => page.evaluate(() => document.documentElement.scrollWidth))
       assert.isAtMost(scrollWidth, PHONE.width, `${name}: the page is ${scrollWidth} px wide at ${width} px`)
+      // Nor does a table scroll sideways in its box: on a phone its rows are cards.
+      const wideTables = yield* inBrowser(() =>
+        page.evaluate(() =>
+          [...document.querySelectorAll(".table-wrap")]
+            .filter((box) => box.scrollWidth > box.clientWidth + 1)
+            .map((box) => `${box.getAttribute("aria-label")}: ${box.scrollWidth} px in ${box.clientWidth} px`)
+        )
+      )
+      assert.deepStrictEqual(wideTables, [], `${name}: tables that scroll sideways at ${width} px`)
     }
     const violations = yield* seriousViolations(page)
     assert.deepStrictEqual(
