@@ -1,30 +1,16 @@
 import createClient from "openapi-fetch"
+import { apiKey, baseUrl, check, checkServedImage, marker as newMarker, PIXEL } from "./Common.js"
 import type { paths } from "./generated/api.js"
 
 /*
  * Calls every endpoint of a running service through a client generated from the committed openapi.json
  * (openapi-typescript + openapi-fetch), with no cast and no hand-written type: if the document and the service
- * disagree, this fails to compile or fails here. It changes the first published article of the key's first website
- * (title, body, featured image), so run it against a test server: CBS_BASE_URL (default http://localhost:3000) and
- * CBS_API_KEY (the key `npm start` prints for the demo data).
+ * disagree, this fails to compile or fails here (see Common.ts for what it calls).
  */
-
-const baseUrl = process.env["CBS_BASE_URL"] ?? "http://localhost:3000"
-const apiKey = process.env["CBS_API_KEY"]
-if (apiKey === undefined || apiKey === "") throw new Error("Set CBS_API_KEY to an API key of the service.")
 
 const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}` } })
 
-/** A 1×1 PNG. */
-const PIXEL = Buffer.from(
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=",
-  "base64"
-)
-
 let calls = 0
-const check = (condition: boolean, what: string) => {
-  if (!condition) throw new Error(`client check failed: ${what}`)
-}
 
 /** The data of a successful call, or a failure that names the call and the error body. */
 const expectData = <T>(what: string, result: { data?: T; error?: unknown; response: Response }): T => {
@@ -74,7 +60,7 @@ const read = expectData(
 )
 const id = read.data.id
 
-const marker = `Checked by the generated client at ${new Date().toISOString()}.`
+const marker = newMarker()
 const replaced = expectData(
   "PUT /api/v1/articles/{id}",
   await client.PUT("/api/v1/articles/{id}", {
@@ -106,11 +92,7 @@ const uploaded = expectData(
     bodySerializer: formData
   })
 )
-const imageUrl = uploaded.data.featured_image_url
-if (imageUrl === null) throw new Error("the upload set no featured_image_url")
-check(new URL(imageUrl).pathname.startsWith("/media/"), "the uploaded image is served under /media/")
-const served = await fetch(imageUrl)
-check(Buffer.from(await served.arrayBuffer()).equals(PIXEL), "the served image is the uploaded file, byte for byte")
+await checkServedImage(uploaded.data.featured_image_url)
 
 const linked = expectData(
   "POST /api/v1/articles/{id}/featured-image (JSON url)",
@@ -140,4 +122,4 @@ calls++
 check(missing.response.status === 404 && missing.error?.error === "not_found", "a missing article is 404 not_found")
 process.stdout.write(`ok 404 GET /api/v1/articles/{id} (missing: ${missing.error?.message})\n`)
 
-process.stdout.write(`client check: ${calls} calls, every endpoint answered as the document says\n`)
+process.stdout.write(`client check (openapi-typescript): ${calls} calls, every endpoint as the document says\n`)

@@ -175,6 +175,28 @@ const responseHeaders = (status: string, authenticated: boolean): Json => ({
 const mapValues = (record: unknown, f: (value: Json, key: string) => unknown): Json =>
   Object.fromEntries(Object.entries(objectAt(record)).map(([key, value]) => [key, f(objectAt(value), key)]))
 
+/**
+ * A request body that an endpoint takes both as a multipart form and as JSON is described by its multipart form, the
+ * JSON form in words: generators pick one media type per operation, and given both, orval and hey-api pick JSON,
+ * which leaves their clients unable to upload a file (orval sends the file JSON-encoded, hey-api types the body as
+ * JSON only). The multipart form holds every field, so every generated call works, uploads included; the service
+ * still takes the JSON form.
+ */
+const requestBodyOf = (body: Json): Json => {
+  const content = objectAt(body["content"])
+  const multipart = content["multipart/form-data"]
+  const json = objectAt(content["application/json"])
+  if (multipart === undefined || content["application/json"] === undefined) {
+    return { ...body, content: contentWithoutTitles(content) }
+  }
+  const required = (objectAt(json["schema"])["required"] ?? []) as ReadonlyArray<string>
+  return {
+    ...body,
+    description: `A multipart form (multipart/form-data). The same fields but a file may be sent as a JSON object instead (Content-Type: application/json${required.length === 0 ? "" : `; ${required.join(", ")} required`}).`,
+    content: contentWithoutTitles({ "multipart/form-data": multipart })
+  }
+}
+
 /** Schemas of a content map (`{ "application/json": { schema } }`) without their internal titles. */
 const contentWithoutTitles = (content: unknown) =>
   mapValues(content, (media) => ({ ...media, schema: withoutSchemaTitles(media["schema"]) }))
@@ -186,6 +208,7 @@ const contentWithoutTitles = (content: unknown) =>
  * - every error response is the one `Error` schema, its `error` narrowed to the status's identifiers;
  * - every response declares its headers (`X-Request-Id`, `RateLimit-*`, `Retry-After`, `WWW-Authenticate`);
  * - schema `title`s (the schema library's internal labels) are removed; the main schemas get examples;
+ * - a request body taken both as a multipart form and as JSON is described by the form (see `requestBodyOf`);
  * - the document gets its server, contact and license.
  * Tags (groups) carry their descriptions, and an endpoint the headers of its own, as annotations.
  */
@@ -212,10 +235,7 @@ export const documentTransform = (spec: Json): Json => {
         ...(operation["requestBody"] === undefined
           ? {}
           : {
-              requestBody: {
-                ...objectAt(operation["requestBody"]),
-                content: contentWithoutTitles(objectAt(operation["requestBody"])["content"])
-              }
+              requestBody: requestBodyOf(objectAt(operation["requestBody"]))
             }),
         responses: mapValues(responses, (response, status) => {
           // Headers an endpoint declares itself (an endpoint-level transform) are kept beside these.
