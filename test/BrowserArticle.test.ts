@@ -166,6 +166,53 @@ describe.runIf(browserAvailable())("in a browser", () => {
           )
         })
       )
+
+      it.scoped(
+        `${at}: the activity marks a preview and a replay, shows an API change's reason, links it to its revision`,
+        () =>
+          Effect.gen(function* () {
+            yield* startClock
+            const { app, page, email, articleId, accountId } = yield* withArticle(screen)
+            const key = yield* app.makeKey(accountId)
+            const patch = (body: unknown, query = "", headers: Record<string, string> = {}) =>
+              Effect.flatMap(
+                app.fetch(`/api/v1/articles/${articleId}${query}`, {
+                  method: "PATCH",
+                  headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+                  body: JSON.stringify(body)
+                }),
+                (res) => Effect.promise(() => res.text()).pipe(Effect.as(res.status))
+              )
+            assert.strictEqual(yield* patch({ title: "Previewed" }, "?dry_run=true"), 200)
+            const keyed = { "idempotency-key": "browser-replay" }
+            assert.strictEqual(yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed), 200)
+            assert.strictEqual(yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed), 200)
+
+            yield* signIn(page, email, `/articles/${articleId}/activity`)
+            const story = yield* rows(page)
+            const row = (pattern: RegExp) => {
+              const found = story.find((line) => pattern.test(line))
+              assert.isDefined(found, `${pattern}\n${story.join("\n")}`)
+              return found!
+            }
+            assert.match(row(/preview/), new RegExp(`PATCH /api/v1/articles/${articleId}[\\s\\S]*nothing saved`))
+            assert.match(row(/replay/), /nothing saved again/)
+            const saved = row(/tidier title/)
+            assert.match(saved, /API[\s\S]*revision 2 saved[\s\S]*tidier title/)
+            assert.notMatch(saved, /preview|replay/)
+            yield* checkPage(page, "article-activity-marks")
+
+            // The change's revision, by its link; and back to the activity from the revision.
+            yield* follow(page, () => page.getByRole("link", { name: "2", exact: true }).click())
+            assert.strictEqual(new URL(page.url()).pathname, `/articles/${articleId}/revisions/2`)
+            assert.match(
+              yield* text(page, "dl.meta"),
+              new RegExp(`Saved by[\\s\\S]*PATCH /api/v1/articles/${articleId}`)
+            )
+            yield* follow(page, () => page.getByRole("link", { name: "activity", exact: true }).click())
+            assert.strictEqual(new URL(page.url()).pathname, `/articles/${articleId}/activity`)
+          })
+      )
     }
   })
 })
