@@ -18,7 +18,7 @@ import {
 import type { Screen } from "./support/PageChecks.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { readByApiAndMcp } from "./support/WebPages.js"
+import { patchArticle, readByApiAndMcp } from "./support/WebPages.js"
 
 const ORIGINAL = { title: "Pipes in winter", body: PROTECTED_BODY }
 
@@ -174,19 +174,11 @@ describe.runIf(browserAvailable())("in a browser", () => {
             yield* startClock
             const { app, page, email, articleId, accountId } = yield* withArticle(screen)
             const key = yield* app.makeKey(accountId)
-            const patch = (body: unknown, query = "", headers: Record<string, string> = {}) =>
-              Effect.flatMap(
-                app.fetch(`/api/v1/articles/${articleId}${query}`, {
-                  method: "PATCH",
-                  headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-                  body: JSON.stringify(body)
-                }),
-                (res) => Effect.promise(() => res.text()).pipe(Effect.as(res.status))
-              )
-            assert.strictEqual(yield* patch({ title: "Previewed" }, "?dry_run=true"), 200)
+            const patch = patchArticle(key, articleId)
+            assert.strictEqual((yield* patch({ title: "Previewed" }, "?dry_run=true")).status, 200)
             const keyed = { "idempotency-key": "browser-replay" }
-            assert.strictEqual(yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed), 200)
-            assert.strictEqual(yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed), 200)
+            assert.strictEqual((yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed)).status, 200)
+            assert.strictEqual((yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed)).status, 200)
 
             yield* signIn(page, email, `/articles/${articleId}/activity`)
             const story = yield* rows(page)

@@ -6,7 +6,15 @@ import { MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { assertPageHeaders, open, PASSWORD, readByApiAndMcp, rowWith, signedInAccount } from "./support/WebPages.js"
+import {
+  assertPageHeaders,
+  open,
+  PASSWORD,
+  patchArticle,
+  readByApiAndMcp,
+  rowWith,
+  signedInAccount
+} from "./support/WebPages.js"
 
 const startClock = TestClock.setTime(Date.now())
 
@@ -441,19 +449,7 @@ layer(TestServerLive)("web pages: article", (it) => {
           yield* startClock
           const { app, browser, articleId, accountId, email } = yield* withArticle
           const key = yield* app.makeKey(accountId)
-          const patch = (body: unknown, query = "", headers: Record<string, string> = {}) =>
-            Effect.flatMap(
-              app.fetch(`/api/v1/articles/${articleId}${query}`, {
-                method: "PATCH",
-                headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
-                body: JSON.stringify(body)
-              }),
-              (res) =>
-                Effect.map(
-                  Effect.promise(() => res.text()),
-                  () => res
-                )
-            )
+          const patch = patchArticle(key, articleId)
           // A preview, a keyed change and its replay through the API, and a change through MCP, each with a reason.
           assert.strictEqual(
             (yield* patch({ title: "Previewed", reason: "just looking" }, "?dry_run=true")).status,

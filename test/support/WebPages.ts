@@ -112,3 +112,17 @@ export const readByApiAndMcp = (options: {
     assert.isFalse(tool.isError)
     yield* readRowsWritten
   })
+
+/** A PATCH of an article through the API with `key`: the answer's status, headers and text. */
+export const patchArticle =
+  (key: string, articleId: number) =>
+  (body: unknown, query = "", headers: Record<string, string> = {}) =>
+    Effect.gen(function* () {
+      const app = yield* TestApp
+      const res = yield* app.fetch(`/api/v1/articles/${articleId}${query}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body)
+      })
+      return { status: res.status, headers: res.headers, text: yield* Effect.promise(() => res.text()) }
+    })
