@@ -1,20 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { TEST_POOL_SIZE } from "./TestDatabase.js"
 
 /**
- * The connections of a test file's pool (see TestDatabase.ts): five on PostgreSQL; on the embedded database, one
- * connection and one session.
- */
-const POOL_SIZE = (process.env["DATABASE_URL"] ?? "") === "" ? 1 : 5
-
-/**
- * Sets the session time zone on every connection of the pool: each one is reserved and held until all are, so that
+ * Sets the session time zone on every connection of the pool (TEST_POOL_SIZE): each one is reserved and held until all are, so that
  * each is a different connection, however fast or slow the statements run.
  */
 const setEverySession = (zone: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.forEach(
-      Array.from({ length: POOL_SIZE }),
+      Array.from({ length: TEST_POOL_SIZE }),
       () =>
         Effect.flatMap(sql.reserve, (connection) =>
           connection.executeRaw("select set_config('TimeZone', $1, false)", [zone])

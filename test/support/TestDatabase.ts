@@ -48,13 +48,19 @@ export const embeddedTemplateCopy = Effect.gen(function* () {
 })
 
 /**
+ * The connections of a test file's pool: five on PostgreSQL; on the embedded database, one connection and one
+ * session.
+ */
+export const TEST_POOL_SIZE = (process.env["DATABASE_URL"] ?? "") === "" ? 1 : 5
+
+/**
  * A fresh, migrated database for one test file: a copy of the template database on real PostgreSQL
  * (DATABASE_URL), or a copy of the migrated embedded template, removed when the file is done.
  */
 export const TestDatabaseLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const url = yield* freshPostgresUrl
-    if (url !== undefined) return layerPostgres(Redacted.make(url), 5)
+    if (url !== undefined) return layerPostgres(Redacted.make(url), TEST_POOL_SIZE)
     return layerEmbedded({ dataDir: yield* embeddedTemplateCopy })
   })
 )
