@@ -77,20 +77,24 @@ const revisionNumbers = (id: ArticleId) =>
  * PUT of a JSON body of about `size` bytes sent with `Transfer-Encoding: chunked` (no Content-Length), so that the
  * server learns its size only while reading. Answers the status and body, or status -1 with the socket error.
  */
-const chunkedPut = (baseUrl: string, path: string, key: string, size: number) =>
+const chunkedPut = (
+  baseUrl: string,
+  path: string,
+  key: string,
+  size: number,
+  options: { readonly method?: string; readonly contentType?: string } = {}
+) =>
   Effect.async<{ readonly status: number; readonly body: Record<string, unknown> }>((resume) => {
     const { hostname, port } = new URL(baseUrl)
-    const req = request(
-      { hostname, port, path, method: "PUT", headers: { "x-api-key": key, "content-type": "application/json" } },
-      (res) => {
-        const chunks: Array<Buffer> = []
-        res.on("data", (chunk: Buffer) => chunks.push(chunk))
-        res.on("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8")
-          resume(Effect.succeed({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
-        })
-      }
-    )
+    const headers = { "x-api-key": key, "content-type": options.contentType ?? "application/json" }
+    const req = request({ hostname, port, path, method: options.method ?? "PUT", headers }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8")
+        resume(Effect.succeed({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+      })
+    })
     req.on("error", (error) => resume(Effect.succeed({ status: -1, body: { error: String(error) } })))
     const chunk = "x".repeat(Math.min(64 * 1024, size))
     let written = 0
@@ -613,6 +617,23 @@ layer(TestServerLive)("article writes", (it) => {
             assert.strictEqual(res.body["limit"], 5 * 1024 * 1024)
             assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
           })
+      )
+    }
+
+    // The cap is applied as the request comes in from the network, whatever route it is for.
+    for (const [method, path, contentType, cap] of [
+      ["POST", "/signin", "application/x-www-form-urlencoded", 5 * 1024 * 1024],
+      ["POST", "/mcp", "application/json", 16 * 1024 * 1024]
+    ] as const) {
+      it.effect(`a body over its cap sent chunked to ${method} ${path} (not an API route) is 413 too`, () =>
+        Effect.gen(function* () {
+          const app = yield* TestApp
+          const { key } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
+          const res = yield* chunkedPut(app.baseUrl, path, key, cap + 1024, { method, contentType })
+          assert.strictEqual(res.status, 413, JSON.stringify(res.body))
+          assert.strictEqual(res.body["error"], "payload_too_large")
+          assert.strictEqual(res.body["limit"], cap)
+        })
       )
     }
 
