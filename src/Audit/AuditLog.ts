@@ -278,7 +278,8 @@ export class AuditLog extends Effect.Service<AuditLog>()("Audit/AuditLog", {
       activityOfAccount: (accountId: number, options: ActivityOptions) =>
         activityPage(options, (query) => repo.activityOfAccount(accountId, query)),
       /** The call that saved an article's revision (an API or MCP change), if the log still has it. */
-      callThatSaved: repo.callThatSaved,
+      callThatSaved: (articleId: number, revision: number) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => repo.callThatSaved(articleId, revision, daysKept(now))),
       retentionDays: config.auditRetentionDays
     }
   })

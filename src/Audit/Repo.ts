@@ -166,20 +166,19 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
           order by x.at desc, x.seq desc
           limit ${options.limit} offset ${options.offset}`
 
-    // The call's row was written in the change's transaction, when the call began: within the request deadline before
-    // the revision's time. Read along audit_log_article_at_idx, in the partitions of those minutes only.
-    const callThatSaved = SqlSchema.findOne({
-      Request: Schema.Struct({ article_id: Schema.Number, revision: Schema.Number, saved_at: Schema.String }),
-      Result: SavingCall,
-      execute: (request) => sql`
-        select ${sql.unsafe(rfc3339("a.at"))} as at, a.origin, a.method, a.path, a.tool, a.request_id
-        from audit_log a
-        where a.article_id = ${request.article_id} and a.revision = ${request.revision}
-          and a.at between ${request.saved_at}::timestamptz - interval '10 minutes'
-            and ${request.saved_at}::timestamptz + interval '1 minute'
-        order by a.at desc
-        limit 1`
-    })
+    // The call's row was written in the change's transaction. Read along audit_log_article_at_idx, within the days
+    // kept (as every read of the log is).
+    const callThatSaved = (articleId: number, revision: number, days: Days) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: SavingCall,
+        execute: () => sql`
+          select ${sql.unsafe(rfc3339("a.at"))} as at, a.origin, a.method, a.path, a.tool, a.request_id
+          from audit_log a
+          where a.article_id = ${articleId} and a.revision = ${revision} and ${sql.and(withinUtcDays(sql, "a.at", days))}
+          order by a.at desc
+          limit 1`
+      })(undefined).pipe(Effect.orDie)
 
     const activityOfAccount = (accountId: number, options: ActivityQuery) =>
       SqlSchema.findAll({
@@ -290,8 +289,7 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
       insertAll,
       activityOfArticle,
       activityOfAccount,
-      callThatSaved: (articleId: number, revision: number, savedAt: string) =>
-        callThatSaved({ article_id: articleId, revision, saved_at: savedAt }).pipe(Effect.orDie),
+      callThatSaved,
       /** The plans of the activity pages' reads, for the tests that hold them to their days' partitions. */
       plans: {
         activityOfArticle: (articleId: number, options: ActivityQuery) => explain(articleActivity(articleId, options)),

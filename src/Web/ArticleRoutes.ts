@@ -157,7 +157,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         if (revision === undefined) return Option.none()
         const savedBy =
           revision.origin === "API" || revision.origin === "MCP"
-            ? yield* audit.callThatSaved(id.value, revision.number, revision.created_at)
+            ? yield* audit.callThatSaved(id.value, revision.number)
             : Option.none()
         return Option.some({ article: article.value, revision, current, savedBy })
       })
