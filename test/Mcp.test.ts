@@ -215,6 +215,28 @@ const assertListMeta = (
 
 layer(TestServerLive)("MCP interface", (it) => {
   describe("the SDK client, end to end", () => {
+    for (const host of ["127.0.0.1", "localhost"]) {
+      it.effect(
+        `a client given http://${host}:PORT/mcp (no PUBLIC_BASE_URL) finds the resource named so, signs in and calls a tool`,
+        () =>
+          Effect.gen(function* () {
+            yield* startClock
+            const { app } = yield* context
+            const email = `loopback-${randomBytes(4).toString("hex")}@example.com`
+            yield* app.makeAccount({ email, password: PASSWORD })
+            const base = `http://${host}:${new URL(app.baseUrl).port}`
+            // The SDK checks that the protected resource is the address it was given, as mcp-remote does.
+            const { accessToken } = yield* signInWithSdk({
+              mcpUrl: `${base}/mcp`,
+              browser: makeBrowser(base),
+              user: { email, password: PASSWORD }
+            })
+            const tool = yield* callToolRaw(`${base}/mcp`, accessToken, "list_sites", {})
+            assert.isFalse(tool.isError, JSON.stringify(tool.text))
+          })
+      )
+    }
+
     it.effect(
       "a first connect is refused with 401; after sign-in and Allow the client connects and lists the seven annotated tools",
       () =>
@@ -479,8 +501,18 @@ layer(TestServerLive)("MCP interface", (it) => {
         assert.notInclude(challenge, "error=")
         assert.strictEqual(JSON.parse(reply.text).error, "unauthorized")
         // The document it points to names this endpoint.
-        const metadata = yield* app.fetch("/.well-known/oauth-protected-resource/mcp")
+        const metadata = yield* Effect.promise(() => fetch(`${base}/.well-known/oauth-protected-resource/mcp`))
         assert.strictEqual((yield* Effect.promise(() => metadata.json())).resource, mcpUrl)
+        // Without PUBLIC_BASE_URL, at 127.0.0.1 (another loopback name) the challenge and the documents name that.
+        const direct = yield* postRpc(`${app.baseUrl}/mcp`, undefined, toolsList)
+        assert.include(
+          direct.headers.get("www-authenticate") ?? "",
+          `resource_metadata="${app.baseUrl}/.well-known/oauth-protected-resource/mcp"`
+        )
+        const there = yield* app.fetch("/.well-known/oauth-protected-resource/mcp")
+        const document = yield* Effect.promise(() => there.json())
+        assert.strictEqual(document.resource, `${app.baseUrl}/mcp`)
+        assert.deepStrictEqual(document.authorization_servers, [app.baseUrl])
       })
     )
 

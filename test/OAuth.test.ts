@@ -55,7 +55,10 @@ const ServersLive = SecondServerLive.pipe(Layer.provideMerge(TestServerLive))
 // ---------------------------------------------------------------------------------------------------------------
 // A browser (test/support/McpClient.ts) and what to read off its replies.
 
-/** The test server has no PUBLIC_BASE_URL, so its public address is http://localhost:<port>. */
+/**
+ * The test server has no PUBLIC_BASE_URL, so it names itself after the loopback address a request used; these tests
+ * use http://localhost:<port> throughout, as a client given that address would.
+ */
 const publicBaseOf = (baseUrl: string) => `http://localhost:${new URL(baseUrl).port}`
 
 const json = (reply: Reply) => JSON.parse(reply.text)
@@ -79,7 +82,7 @@ const startClock = TestClock.setTime(Date.now())
 const context = Effect.gen(function* () {
   const app = yield* TestApp
   const base = publicBaseOf(app.baseUrl)
-  return { app, base, resource: `${base}/mcp`, browser: makeBrowser(app.baseUrl) }
+  return { app, base, resource: `${base}/mcp`, browser: makeBrowser(base) }
 })
 
 /** Registers a public client; its client_id. */
@@ -774,7 +777,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
         const wrong = yield* browser.post("/authorize", { query, decision: "allow", csrf: "x".repeat(43) })
         assert.strictEqual(wrong.status, 403)
         // Another user's valid token does not work with this session either.
-        const other = makeBrowser(app.baseUrl)
+        const other = makeBrowser(publicBaseOf(app.baseUrl))
         const otherUser = yield* makeUser
         const otherConsent = yield* signInThrough(other, path, otherUser.email)
         const foreign = yield* browser.post("/authorize", {

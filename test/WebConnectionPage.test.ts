@@ -174,8 +174,13 @@ layer(TestServerLive)("web pages: site connection", (it) => {
         })
         assert.strictEqual((yield* postRpc(mcpUrl, accessToken, toolsList)).status, 200)
 
+        // The address as this browser reached the service (it has no PUBLIC_BASE_URL): 127.0.0.1 here.
         const page = yield* open(browser, "/connection")
-        assert.include(page.text, `value="${mcpUrl}"`)
+        assert.include(page.text, `value="${app.baseUrl}/mcp"`)
+        // A plain word that a hosted assistant cannot use it.
+        assert.include(page.text, "they need\na public <strong>https</strong> address")
+        const atLocalhost = yield* open(browser, mcpUrl.replace("/mcp", "/connection"))
+        assert.include(atLocalhost.text, `value="${mcpUrl}"`)
         const row = rowWith(page.text, "MCP Test Assistant")
         const clientId = provider.client!.client_id
         // Told apart by its client id and return address; its access was used a moment ago.

@@ -8,7 +8,7 @@ import type { Credential } from "../Domain/Credential.js"
 import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
 import { ownHosts, ownOrigins } from "../Http/Origins.js"
-import { PublicUrl } from "../Http/PublicUrl.js"
+import { PublicUrl, RequestBase } from "../Http/PublicUrl.js"
 import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
 import { Limits } from "../Limits/Limits.js"
 import { rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
@@ -115,12 +115,14 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const tokens = yield* AccessTokens
       const limits = yield* Limits
       const base = yield* PublicUrl
+      const baseOf = yield* RequestBase
       const allowed = { hosts: [...ownHosts(base)], origins: [...ownOrigins(base)] }
 
-      const unauthorized = (sent: boolean) =>
+      // The metadata named after the base URL the client used (see `RequestBase`).
+      const unauthorized = (request: HttpServerRequest.HttpServerRequest, sent: boolean) =>
         errorResponse(new Unauthorized({ message: "Sign in: this endpoint needs an OAuth access token." }), {
           ...corsHeaders,
-          "www-authenticate": `Bearer resource_metadata="${resourceMetadataUrl(base)}", scope="${MCP_SCOPE}"${
+          "www-authenticate": `Bearer resource_metadata="${resourceMetadataUrl(baseOf(request))}", scope="${MCP_SCOPE}"${
             sent ? `, error="invalid_token"` : ""
           }`
         })
@@ -138,7 +140,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const token = Option.flatten(bearerToken(request.headers))
         const credential = Option.isNone(token) ? Option.none() : yield* tokens.verify(token.value)
-        if (Option.isNone(credential)) return unauthorized(request.headers["authorization"] !== undefined)
+        if (Option.isNone(credential)) return unauthorized(request, request.headers["authorization"] !== undefined)
         const text = yield* request.text
         // The whole JSON-RPC message counts, envelope included.
         yield* refuseDeepJson(text)
@@ -193,7 +195,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
             const headers = new Headers()
             for (const [name, value] of Object.entries(request.headers))
               if (value !== undefined) headers.set(name, value)
-            const webRequest = new Request(`${base}/mcp`, { method: "POST", headers, body: text })
+            const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body: text })
             return await transport.handleRequest(webRequest, {
               authInfo: { token: Option.getOrElse(token, () => ""), clientId: "", scopes: [MCP_SCOPE] },
               ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})

@@ -6,6 +6,7 @@ import { signInUrl } from "../SignIn/ReturnTo.js"
 import { Sessions } from "../SignIn/Sessions.js"
 import { type AuthorizeCheck, authorizationResponseUrl, checkAuthorize } from "./Authorize.js"
 import { OAuthClients } from "./Clients.js"
+import { mcpResource } from "./Metadata.js"
 import { authorizeErrorPage, consentPage } from "./Pages.js"
 import { OAuthTokens } from "./Tokens.js"
 
@@ -17,14 +18,14 @@ const found = (location: string) =>
  * `GET /authorize` shows the consent page (after sign-in); `POST /authorize` is that page's Allow / Deny. Both
  * validate the whole request from scratch.
  */
-export const authorizeEndpoints = (base: string, serverResource: string) =>
+export const authorizeEndpoints = (baseOf: (request: HttpServerRequest.HttpServerRequest) => string) =>
   Effect.gen(function* () {
     const clients = yield* OAuthClients
     const tokens = yield* OAuthTokens
     const sessions = yield* Sessions
 
-    const check = (query: string) => checkAuthorize(query, serverResource, clients.find)
-    const redirectError = (check: Extract<AuthorizeCheck, { _tag: "ErrorRedirect" }>) =>
+    const check = (query: string, base: string) => checkAuthorize(query, mcpResource(base), clients.find)
+    const redirectError = (check: Extract<AuthorizeCheck, { _tag: "ErrorRedirect" }>, base: string) =>
       found(
         authorizationResponseUrl(check.redirectLocation, base, check.state, {
           error: check.error,
@@ -35,9 +36,10 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
 
     const show = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const checked = yield* check(queryOf(request.url))
+      const base = baseOf(request)
+      const checked = yield* check(queryOf(request.url), base)
       if (checked._tag === "ErrorPage") return authorizeErrorPage(checked.message)
-      if (checked._tag === "ErrorRedirect") return redirectError(checked)
+      if (checked._tag === "ErrorRedirect") return redirectError(checked, base)
       const authorize = checked.request
       const session = yield* sessions.current(request)
       const fail = (error: string, description: string) =>
@@ -61,12 +63,13 @@ export const authorizeEndpoints = (base: string, serverResource: string) =>
 
     const decide = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const base = baseOf(request)
       const form = yield* readForm(request)
       const query = Option.getOrUndefined(form)?.get("query")
       if (Option.isNone(form) || query === undefined) return authorizeErrorPage("The form could not be read.")
-      const checked = yield* check(query)
+      const checked = yield* check(query, base)
       if (checked._tag === "ErrorPage") return authorizeErrorPage(checked.message)
-      if (checked._tag === "ErrorRedirect") return redirectError(checked)
+      if (checked._tag === "ErrorRedirect") return redirectError(checked, base)
       const authorize = checked.request
       const session = yield* sessions.current(request)
       if (Option.isNone(session)) return toSignIn(authorize.query)

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { Effect, Either, Layer } from "effect"
-import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
+import { RequestBase, RequestBaseLive } from "../Http/PublicUrl.js"
 import { Sessions } from "../SignIn/Sessions.js"
 import { authorizeEndpoints } from "./AuthorizeHttp.js"
 import { OAuthClients } from "./Clients.js"
@@ -11,8 +11,8 @@ import { revocationEndpoint } from "./RevokeHttp.js"
 import { tokenEndpoint } from "./TokenHttp.js"
 import { OAuthTokens } from "./Tokens.js"
 
-/** The metadata documents are the same for every request: built once from the public base URL. */
-const publicJson = (body: unknown) => Effect.succeed(corsJson(body, { headers: { "cache-control": "max-age=300" } }))
+/** The metadata documents, named after the base URL the request used (see `RequestBase`). */
+const publicJson = (body: unknown) => corsJson(body, { headers: { "cache-control": "max-age=300" } })
 
 /**
  * The authorization server's endpoints:
@@ -26,11 +26,13 @@ const publicJson = (body: unknown) => Effect.succeed(corsJson(body, { headers: {
  */
 const EndpointsLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const base = yield* PublicUrl
+    const baseOf = yield* RequestBase
     const clients = yield* OAuthClients
-    const resource = mcpResource(base)
+    const resourceOf = (request: HttpServerRequest.HttpServerRequest) => mcpResource(baseOf(request))
+    const document = (of: (base: string) => unknown) =>
+      Effect.map(HttpServerRequest.HttpServerRequest, (request) => publicJson(of(baseOf(request))))
 
-    const resourceDocument = publicJson(protectedResourceMetadata(base))
+    const resourceDocument = document(protectedResourceMetadata)
     for (const path of [
       "/.well-known/oauth-protected-resource/mcp",
       "/.well-known/oauth-protected-resource"
@@ -38,7 +40,7 @@ const EndpointsLive = HttpApiBuilder.Router.use((router) =>
       yield* router.get(path, resourceDocument)
       yield* router.options(path, Effect.succeed(preflight))
     }
-    yield* router.get("/.well-known/oauth-authorization-server", publicJson(authorizationServerMetadata(base)))
+    yield* router.get("/.well-known/oauth-authorization-server", document(authorizationServerMetadata))
     yield* router.options("/.well-known/oauth-authorization-server", Effect.succeed(preflight))
 
     yield* router.post(
@@ -60,13 +62,13 @@ const EndpointsLive = HttpApiBuilder.Router.use((router) =>
     )
     yield* router.options("/register", Effect.succeed(preflight))
 
-    yield* router.post("/token", yield* tokenEndpoint(resource))
+    yield* router.post("/token", yield* tokenEndpoint(resourceOf))
     yield* router.options("/token", Effect.succeed(preflight))
 
     yield* router.post("/revoke", yield* revocationEndpoint)
     yield* router.options("/revoke", Effect.succeed(preflight))
 
-    const authorize = yield* authorizeEndpoints(base, resource)
+    const authorize = yield* authorizeEndpoints(baseOf)
     yield* router.get("/authorize", authorize.show)
     yield* router.post("/authorize", authorize.decide)
   })
@@ -75,5 +77,5 @@ const EndpointsLive = HttpApiBuilder.Router.use((router) =>
 /** Every OAuth route, with the services they use (access tokens are verified by the MCP endpoint). */
 export const OAuthRoutesLive = EndpointsLive.pipe(
   Layer.provide([OAuthClients.Default, OAuthTokens.Default, Sessions.Default]),
-  Layer.provide(PublicUrlLive)
+  Layer.provide(RequestBaseLive)
 )

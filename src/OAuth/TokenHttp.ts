@@ -6,15 +6,17 @@ import { answeredAsOAuth, corsJson, invalidRequest, noStoreHeaders, OAuthError }
 import { OAuthTokens } from "./Tokens.js"
 
 /**
- * `POST /token` (RFC 6749 §3.2): the authorization_code and refresh_token grants. Every answer is JSON, never
+ * `POST /token` (RFC 6749 §3.2): the authorization_code and refresh_token grants, for the resource named after the
+ * base URL the request used. Every answer is JSON, never
  * cached; errors are OAuth errors (400, or 401 for invalid_client), never HTML.
  */
-export const tokenEndpoint = (serverResource: string) =>
+export const tokenEndpoint = (resourceOf: (request: HttpServerRequest.HttpServerRequest) => string) =>
   Effect.gen(function* () {
     const clients = yield* OAuthClients
     const tokens = yield* OAuthTokens
     return Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      const serverResource = resourceOf(request)
       const form = yield* readClientForm(request)
       const grantType = form.get("grant_type")
       if (grantType === undefined) return yield* invalidRequest("grant_type is required.")

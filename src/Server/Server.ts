@@ -16,7 +16,7 @@ import { AuthenticationLive, NetworkDoor } from "../Auth/Authentication.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import { BacklinksHttpLive } from "../Backlinks/Http.js"
 import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
-import { PublicUrlLive } from "../Http/PublicUrl.js"
+import { RequestBaseLive } from "../Http/PublicUrl.js"
 import { RequestBodyLive } from "../Http/RequestBodies.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 import { Limits } from "../Limits/Limits.js"
@@ -110,7 +110,7 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
     Layer.provide(ApiLive),
     Layer.provideMerge(MediaLive),
     Layer.provideMerge(ServicesLive),
-    Layer.provideMerge(PublicUrlLive),
+    Layer.provideMerge(RequestBaseLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, listen)),
     // Spans (of requests, statements and Effect.fn calls) only when they are exported.
     Layer.provide(TracingLive)

@@ -71,6 +71,13 @@ const mcpSection = (mcpUrl: string) => html`
 <p>AI assistants connect through MCP. Give your assistant this address; it then opens a page of this site where you
 sign in and choose Allow.</p>
 ${copyable("mcp-url", "MCP address", mcpUrl)}
+${
+  new URL(mcpUrl).protocol === "https:"
+    ? null
+    : html`<p class="notice">This address works for assistants on this computer (Claude Desktop, Cursor, VS Code,
+<code>mcp-remote</code>). Assistants that run in the cloud, such as claude.ai and ChatGPT, cannot reach it: they need
+a public <strong>https</strong> address, which the service takes from <code>PUBLIC_BASE_URL</code>.</p>`
+}
 <ul>
 <li><strong>Claude</strong>: Settings → Connectors → Add custom connector; paste the address, then Connect.</li>
 <li><strong>ChatGPT</strong>: Settings → Apps &amp; Connectors → Advanced settings → turn on developer mode; then

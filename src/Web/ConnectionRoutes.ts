@@ -1,8 +1,8 @@
-import { HttpApiBuilder, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect, Option, Schema } from "effect"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { ApiKeyId, PathId } from "../Domain/Ids.js"
-import { PublicUrl } from "../Http/PublicUrl.js"
+import { RequestBase } from "../Http/PublicUrl.js"
 import { Assistants } from "./Assistants.js"
 import {
   connectionPage,
@@ -29,13 +29,14 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
     const guard = yield* PageGuard
     const keys = yield* ApiKeys
     const assistants = yield* Assistants
-    const mcpUrl = `${yield* PublicUrl}/mcp`
+    const baseOf = yield* RequestBase
 
+    // The address as this browser reached the service (the configured one whenever PUBLIC_BASE_URL is set).
     const connection = (viewer: Viewer) =>
       Effect.all({
         keys: keys.list(viewer.credential.accountId),
         assistants: assistants.list(viewer.userId),
-        mcpUrl: Effect.succeed(mcpUrl)
+        mcpUrl: Effect.map(HttpServerRequest.HttpServerRequest, (request) => `${baseOf(request)}/mcp`)
       })
 
     yield* router.get(

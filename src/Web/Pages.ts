@@ -1,5 +1,5 @@
 import { Layer } from "effect"
-import { PublicUrlLive } from "../Http/PublicUrl.js"
+import { RequestBaseLive } from "../Http/PublicUrl.js"
 import { AssetRoutesLive } from "../Ui/Assets.js"
 import { ActivityRoutesLive } from "./ActivityRoutes.js"
 import { ArticleRoutesLive } from "./ArticleRoutes.js"
@@ -18,4 +18,4 @@ export const WebPagesLive = Layer.mergeAll(
   ConnectionRoutesLive,
   ArticleRoutesLive,
   ActivityRoutesLive
-).pipe(Layer.provide([PageGuard.Default, Assistants.Default]), Layer.provide(PublicUrlLive))
+).pipe(Layer.provide([PageGuard.Default, Assistants.Default]), Layer.provide(RequestBaseLive))

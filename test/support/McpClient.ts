@@ -21,14 +21,20 @@ export interface Reply {
 
 const FORM = { "content-type": "application/x-www-form-urlencoded" }
 
-/** A browser on `origin`; paths and absolute URLs both work, cookies are kept whatever the host. */
+/**
+ * A browser that starts on `origin`. As a browser does, it resolves a path against the origin of the last address it
+ * went to (an authorization URL at http://localhost:… keeps it on localhost); cookies are kept whatever the host.
+ */
 export const makeBrowser = (origin: string) => {
   const jar = new Map<string, string>()
+  let current = origin
   const send = (target: string | URL, init: RequestInit = {}) =>
     Effect.promise(async (): Promise<Reply> => {
       const headers = new Headers(init.headers)
       if (jar.size > 0) headers.set("cookie", [...jar].map(([name, value]) => `${name}=${value}`).join("; "))
-      const res = await fetch(new URL(target, origin), { ...init, headers, redirect: "manual" })
+      const url = new URL(target, current)
+      current = url.origin
+      const res = await fetch(url, { ...init, headers, redirect: "manual" })
       for (const line of res.headers.getSetCookie()) {
         const [pair = ""] = line.split(";")
         const at = pair.indexOf("=")
