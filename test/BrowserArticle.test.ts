@@ -15,10 +15,11 @@ import {
   text,
   visitor
 } from "./support/BrowserFlows.js"
+import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
 import type { Screen } from "./support/PageChecks.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { patchArticle, readByApiAndMcp } from "./support/WebPages.js"
+import { PASSWORD, patchArticle, readByApiAndMcp } from "./support/WebPages.js"
 
 const ORIGINAL = { title: "Pipes in winter", body: PROTECTED_BODY }
 
@@ -168,7 +169,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
       )
 
       it.scoped(
-        `${at}: the activity marks a preview and a replay, shows an API change's reason, links it to its revision`,
+        `${at}: the activity marks a preview and a replay, shows API and MCP changes' reasons, links them to their revisions`,
         () =>
           Effect.gen(function* () {
             yield* startClock
@@ -179,6 +180,19 @@ describe.runIf(browserAvailable())("in a browser", () => {
             const keyed = { "idempotency-key": "browser-replay" }
             assert.strictEqual((yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed)).status, 200)
             assert.strictEqual((yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed)).status, 200)
+            // And a change by an assistant, with its reason.
+            const mcpUrl = `${app.baseUrl}/mcp`
+            const { accessToken } = yield* signInWithSdk({
+              mcpUrl,
+              browser: makeBrowser(app.baseUrl),
+              user: { email, password: PASSWORD }
+            })
+            const tool = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
+              article_id: articleId,
+              meta_description: "Set by an assistant",
+              reason: "assistant reason"
+            })
+            assert.isFalse(tool.isError, JSON.stringify(tool.text))
 
             yield* signIn(page, email, `/articles/${articleId}/activity`)
             const story = yield* rows(page)
@@ -191,6 +205,10 @@ describe.runIf(browserAvailable())("in a browser", () => {
             assert.match(row(/replay/), /nothing saved again/)
             const saved = row(/tidier title/)
             assert.match(saved, /API[\s\S]*revision 2 saved[\s\S]*tidier title/)
+            assert.match(
+              row(/assistant reason/),
+              /MCP[\s\S]*update_article[\s\S]*revision 3 saved[\s\S]*assistant reason/
+            )
             assert.notMatch(saved, /preview|replay/)
             yield* checkPage(page, "article-activity-marks")
 
