@@ -61,10 +61,12 @@ const REDIRECT_URI = "http://127.0.0.1/mcp-client/callback"
 
 /** Where and as whom to sign in. */
 export interface SignInTarget {
-  /** Where this script sends its requests, e.g. http://127.0.0.1:41234. */
+  /**
+   * Where this script sends its requests, e.g. http://127.0.0.1:41234, and so the resource it asks a token for: the
+   * service names itself after the loopback address a client uses when PUBLIC_BASE_URL is not set, and otherwise
+   * this is the public address.
+   */
   readonly origin: string
-  /** The service's public base URL: the issuer and the resource are named after it. */
-  readonly base: string
   readonly email: string
   readonly password: string
 }
@@ -96,7 +98,7 @@ export const signIn = async (started: SignInTarget, clientName = "MCP client che
     code_challenge_method: "S256",
     state,
     scope: "mcp",
-    resource: `${started.base}/mcp`
+    resource: `${started.origin}/mcp`
   })
   const start = await browser.get(`/authorize?${query}`)
   expectStatus("GET /authorize", start, 303)
@@ -127,7 +129,7 @@ export const signIn = async (started: SignInTarget, clientName = "MCP client che
     redirect_uri: REDIRECT_URI,
     client_id: clientId,
     code_verifier: verifier,
-    resource: `${started.base}/mcp`
+    resource: `${started.origin}/mcp`
   })
   expectStatus("POST /token", token, 200)
   const accessToken = (JSON.parse(token.text) as { access_token?: unknown }).access_token

@@ -212,7 +212,7 @@ ${ports.map((port) => `    server 127.0.0.1:${port};`).join("\n")}
 
   // 4. OAuth: the assistant's sign-in with its steps on different instances, then its token on every instance.
   const before = upstreams(accessLog).size
-  const token = await signIn({ origin: base, base, email: demo.email, password: demo.password }, "Cluster check")
+  const token = await signIn({ origin: base, email: demo.email, password: demo.password }, "Cluster check")
   await new Promise((resolve) => setTimeout(resolve, 300))
   const signInInstances = new Set([...upstreams(accessLog).values()].slice(before))
   const initialize = JSON.stringify({

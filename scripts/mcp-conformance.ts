@@ -43,7 +43,7 @@ interface Started {
   /** Where the service listens, e.g. http://127.0.0.1:41234 (what this script talks to). */
   readonly origin: string
   readonly port: number
-  /** The public base URL it announced (http://localhost:PORT): the issuer and the resource are named after it. */
+  /** The public base URL it announced (http://localhost:PORT), for the log. */
   readonly base: string
   readonly email: string
   readonly password: string
@@ -52,7 +52,7 @@ interface Started {
 /** `cbs serve` on a free port with a fresh data directory; settles once the banner is printed and /healthz answers. */
 const startService = async (): Promise<Started> => {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: workDir, HOST: "127.0.0.1", SEED_DEMO: "true" }
-  // The issuer, the resource and the allowed Host values come from the base URL: it must be the loopback default.
+  // The issuer, the resource and the allowed Host values come from the loopback address used: no PUBLIC_BASE_URL.
   delete env["PUBLIC_BASE_URL"]
   delete env["PORT"]
   delete env["MEDIA_DIR"]
