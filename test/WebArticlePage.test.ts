@@ -475,10 +475,23 @@ layer(TestServerLive)("web pages: article", (it) => {
             reason: "mcp reason"
           })
           assert.isFalse(tool.isError, JSON.stringify(tool.text))
+          // A preview through MCP is marked the same way.
+          const previewed = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
+            article_id: articleId,
+            title: "Only looking",
+            dry_run: true
+          })
+          assert.isFalse(previewed.isError, JSON.stringify(previewed.text))
           yield* readRowsWritten
 
           const activity = yield* open(browser, `/articles/${articleId}/activity`)
-          const preview = rowWith(activity.text, ">preview<")
+          const previews = activity.text.split("</tr>").filter((row) => row.includes(">preview<"))
+          assert.strictEqual(previews.length, 2, activity.text)
+          assert.isTrue(previews.some((row) => row.includes("update_article") && row.includes("MCP")))
+          const preview = rowWith(
+            activity.text,
+            `PATCH /api/v1/articles/${articleId}</code> <span class="badge note">preview`
+          )
           assert.include(preview, `PATCH /api/v1/articles/${articleId}`)
           assert.include(preview, "nothing saved")
           assert.notInclude(preview, "revisions/")

@@ -6,8 +6,8 @@ import {
   HttpServerRequest,
   OpenApi
 } from "@effect/platform"
-import { Context, Effect } from "effect"
-import type { AuditEntry } from "../Domain/CallLog.js"
+import { Context, Effect, Option } from "effect"
+import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
 import type { CallOrigin, Credential } from "../Domain/Credential.js"
 import { RateLimitedBody, Unauthorized, UnauthorizedBody, ValidationErrorBody } from "../Domain/Errors.js"
 
@@ -88,10 +88,18 @@ export interface CallRecord {
   /** The call's row as it ends with `status`; a change passes the revision it saved. */
   readonly entry: (status: number, saved?: { readonly revision: number }) => Effect.Effect<AuditEntry>
   readonly markRecorded: Effect.Effect<void>
+  /** Says what the call is when it saves nothing: a preview, or the replay of an earlier answer (kept if it succeeds). */
+  readonly note: (note: CallNote) => Effect.Effect<void>
 }
 
 /** The call being served, provided by the `CallLog` middleware. */
 export class CurrentCall extends Context.Tag("Api/CurrentCall")<CurrentCall, CallRecord>() {}
+
+/** Notes what the call being served is (see `CallRecord.note`); nothing outside a call. */
+export const noteCall = (note: CallNote) =>
+  Effect.flatMap(Effect.serviceOption(CurrentCall), (call) =>
+    Option.isSome(call) ? call.value.note(note) : Effect.void
+  )
 
 /** Records every authenticated call, an agent's tool calls included (after `Authentication`). */
 export class CallLog extends HttpApiMiddleware.Tag<CallLog>()("Api/CallLog", { provides: CurrentCall }) {}

@@ -3,7 +3,7 @@ import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect
 import { Effect, type Option, Schema } from "effect"
 import { Api } from "../Api/Api.js"
 import { EditResponse, FeaturedImageResponse } from "../Api/Articles.js"
-import { CurrentCall, CurrentCaller, CurrentCredential } from "../Api/Middleware.js"
+import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/Middleware.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
@@ -104,6 +104,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         const { path, payload, urlParams, headers } = request
         const id = yield* requireId(path.id, "article")
         const context = yield* writeContext(payload.reason, headers)
+        if (urlParams.dry_run === true) yield* noteCall("dry_run")
         const write: Effect.Effect<{ data: ArticleWithBody; preview?: Preview | undefined }, E1 | E2> =
           urlParams.dry_run === true
             ? Effect.map(preview(context, id, payload), ({ article, preview }) => ({ data: article, preview }))
@@ -154,6 +155,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
                   .digest("hex")
           const upload = image === undefined ? undefined : { _tag: "File" as const, path: image.path }
           const context = yield* writeContext(payload.reason, headers)
+          if (urlParams.dry_run === true) yield* noteCall("dry_run")
           const write = featuredImages.replace(context, id, { upload, url: payload.url }, urlParams.dry_run === true)
           const body = { image: imageDigest, url: payload.url ?? null, reason: payload.reason ?? null }
           return yield* once(headers, requestOf("POST", id, urlParams, body), write, encodeFeaturedImageResponse)

@@ -1,11 +1,4 @@
-import {
-  HttpApi,
-  type HttpApiGroup,
-  HttpApp,
-  HttpRouter,
-  HttpServerRequest,
-  type HttpServerResponse
-} from "@effect/platform"
+import { HttpApi, type HttpApiGroup, HttpApp, HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Clock, Effect, Layer, Option, Ref, Schema } from "effect"
 import { CallLog, CurrentCaller, Door } from "../Api/Middleware.js"
 import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
@@ -14,22 +7,6 @@ import { RequestId } from "../Http/RequestId.js"
 import { AuditLog } from "./AuditLog.js"
 
 type Params = Readonly<Record<string, string | undefined>>
-
-/**
- * A successful answer that saved nothing: a preview (`dry_run=true`), or an earlier answer replayed under its
- * Idempotency-Key (`Idempotent-Replayed: true`).
- */
-const noteOf = (
-  request: HttpServerRequest.HttpServerRequest,
-  response: HttpServerResponse.HttpServerResponse
-): CallNote | null =>
-  response.status >= 300
-    ? null
-    : response.headers["idempotent-replayed"] === "true"
-      ? "replay"
-      : new URLSearchParams(request.url.split("?")[1] ?? "").get("dry_run") === "true"
-        ? "dry_run"
-        : null
 
 /** For each endpoint whose path names an article: how to read the article's id from the decoded path. */
 const articleSubjects = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
@@ -77,6 +54,7 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
         const { route, params } = yield* HttpRouter.RouteContext
         const subject = subjects.get(`${route.method} ${route.path}`)
         const recorded = yield* Ref.make(false)
+        const noted = yield* Ref.make<CallNote | null>(null)
         const entry = (status: number, saved?: { readonly revision: number }, note: CallNote | null = null) =>
           Effect.map(
             Clock.currentTimeMillis,
@@ -103,12 +81,14 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.gen(function* () {
             if (response.status >= 500 || !(yield* Ref.get(recorded))) {
-              yield* write(yield* entry(response.status, undefined, noteOf(request, response)))
+              // What the call noted it was counts only for an answer that succeeded.
+              const note = response.status < 300 ? yield* Ref.get(noted) : null
+              yield* write(yield* entry(response.status, undefined, note))
             }
             return response
           })
         )
-        return { entry, markRecorded: Ref.set(recorded, true) }
+        return { entry, markRecorded: Ref.set(recorded, true), note: (note: CallNote) => Ref.set(noted, note) }
       })
     })
   )

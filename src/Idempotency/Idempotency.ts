@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Either, Option } from "effect"
+import { noteCall } from "../Api/Middleware.js"
 import type { Credential } from "../Domain/Credential.js"
 import { IdempotencyKeyInUse, IdempotencyKeyReused, publicError } from "../Domain/Errors.js"
 import { credentialKey } from "../Limits/Limits.js"
@@ -64,6 +65,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency/Idem
             })
           }
           const { status, body, content_type } = found.value
+          yield* noteCall("replay")
           return HttpServerResponse.text(body, {
             status,
             contentType: content_type,
