@@ -154,12 +154,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const history = yield* edits.history(id.value)
         const revision = history.find((row) => row.number === number.value)
         const current = history.find((row) => row.number === article.value.revision)
-        if (revision === undefined) return Option.none()
-        const savedBy =
-          revision.origin === "API" || revision.origin === "MCP"
-            ? yield* audit.callThatSaved(id.value, revision.number)
-            : Option.none()
-        return Option.some({ article: article.value, revision, current, savedBy })
+        return revision === undefined ? Option.none() : Option.some({ article: article.value, revision, current })
       })
 
     yield* router.get(
@@ -168,7 +163,13 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         Effect.gen(function* () {
           const found = yield* withRevision(viewer)
           if (Option.isNone(found)) return notFoundPage(viewer, "revision")
-          return sendPage(revisionPage({ viewer, ...found.value }))
+          const { revision } = found.value
+          // The call that saved it, for an API or MCP change (the editor and rewrites make no call-log row).
+          const savedBy =
+            revision.origin === "API" || revision.origin === "MCP"
+              ? yield* audit.callThatSaved(revision.article_id, revision.number)
+              : Option.none()
+          return sendPage(revisionPage({ viewer, ...found.value, savedBy }))
         })
       )
     )
