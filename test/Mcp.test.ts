@@ -513,6 +513,19 @@ layer(TestServerLive)("MCP interface", (it) => {
         const document = yield* Effect.promise(() => there.json())
         assert.strictEqual(document.resource, `${app.baseUrl}/mcp`)
         assert.deepStrictEqual(document.authorization_servers, [app.baseUrl])
+        // And at [::1], the third loopback name; any other Host gets the default (localhost).
+        const port = new URL(app.baseUrl).port
+        for (const [host, named] of [
+          [`[::1]:${port}`, `http://[::1]:${port}`],
+          [`cbs.example.com:${port}`, base]
+        ] as const) {
+          const reply = yield* postWithHost(`${app.baseUrl}/mcp`, host, "not-a-token", toolsList)
+          assert.include(
+            reply.headers.get("www-authenticate") ?? "",
+            `resource_metadata="${named}/.well-known/oauth-protected-resource/mcp"`,
+            host
+          )
+        }
       })
     )
 
