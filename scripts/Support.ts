@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import pg from "pg"
@@ -48,3 +49,23 @@ export const cpuMs = (pid: number): number | undefined => {
     return undefined
   }
 }
+
+/** The value below which `q` of `values` lie (a latency percentile: `quantile(latencies, 0.99)`); NaN for none. */
+export const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL if it is still running 10 s later. */
+export const stopChild = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    child.once("exit", () => {
+      clearTimeout(kill)
+      resolve()
+    })
+    child.kill("SIGTERM")
+  })

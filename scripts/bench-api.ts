@@ -34,7 +34,7 @@ import { isDeepStrictEqual } from "node:util"
 import autocannon from "autocannon"
 import type pg from "pg"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, cpuMs, databaseUrl, freePort, withClient } from "./Support.js"
+import { adminUrl, cpuMs, databaseUrl, freePort, quantile, stopChild, withClient } from "./Support.js"
 
 /** The website the load runs use. */
 const MAIN_SIZE = 100_000
@@ -132,17 +132,6 @@ const waitForHealth = async (name: string, child: ChildProcess, base: string) =>
   }
   throw new Error(`${name} did not answer /healthz within 60 s`)
 }
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
 
 let cleaning: Promise<void> | undefined
 /** Stops the servers, drops the database and removes the work directory; once, whatever happened before. */
@@ -478,16 +467,7 @@ const failedShare = (run: Tally) => (run.non2xx + run.errors) / Math.max(1, run.
 const throughput = (run: Tally) => run.requests / Math.max(run.seconds, 1e-9)
 
 /** The latency below which `q` of the responses came, in ms. */
-const percentile = (run: Tally, q: number) => {
-  const sorted = [...run.latencies].sort((a, b) => a - b)
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
-}
-
-/** The latency below which `q` of `values` came. */
-const quantile = (values: ReadonlyArray<number>, q: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!
-}
+const percentile = (run: Tally, q: number) => quantile(run.latencies, q)
 
 /**
  * One GET on a keep-alive connection of `agent`, once its body has been read: undefined for a 200, otherwise what

@@ -21,7 +21,7 @@ import { performance } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
 import { MAX_BODY_CHARACTERS } from "../src/Html/Bounds.js"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, databaseUrl, freePort, withClient } from "./Support.js"
+import { adminUrl, databaseUrl, freePort, quantile, stopChild, withClient } from "./Support.js"
 
 const SECONDS = Number(process.env["BENCH_LOAD_SECONDS"] ?? "15")
 const WRITERS = 40
@@ -62,17 +62,6 @@ const cbs = (args: ReadonlyArray<string>) =>
     child.once("exit", (code) =>
       code === 0 ? resolve(stdout) : reject(new Error(`cbs ${args.join(" ")} exited ${code}: ${stderr.trim()}`))
     )
-  })
-
-const stopChild = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
-    child.once("exit", () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill("SIGTERM")
   })
 
 const cleanup = async () => {
@@ -126,11 +115,6 @@ const request = (
     if (body === undefined) req.end()
     else req.end(body, () => (sent = performance.now()))
   })
-
-const percentile = (samples: ReadonlyArray<number>, q: number) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? Number.NaN
-}
 
 const ms = (n: number) => `${n.toFixed(1)} ms`
 
@@ -286,7 +270,7 @@ const main = async () => {
   }
   const line = (label: string, samples: ReadonlyArray<number>) =>
     console.log(
-      `${label.padEnd(44)} n ${String(samples.length).padStart(6)}  p50 ${ms(percentile(samples, 0.5)).padStart(9)}  p99 ${ms(percentile(samples, 0.99)).padStart(9)}`
+      `${label.padEnd(44)} n ${String(samples.length).padStart(6)}  p50 ${ms(quantile(samples, 0.5)).padStart(9)}  p99 ${ms(quantile(samples, 0.99)).padStart(9)}`
     )
   console.log(`load: ${READERS} connections reading another account's articles, ${SECONDS} s each`)
   line("reads alone", alone.latencies)
@@ -298,7 +282,7 @@ const main = async () => {
   const slowestRefusal = Math.max(...refusals.map((r) => r.afterSent))
   const slowestHealth = Math.max(...refusals.map((r) => r.health))
   const allRefused = refusals.every((r) => r.status === 422)
-  const ratio = percentile(loaded.latencies, 0.99) / percentile(alone.latencies, 0.99)
+  const ratio = quantile(loaded.latencies, 0.99) / quantile(alone.latencies, 0.99)
   console.log(
     `targets: refusal ≤ ${TARGET_REFUSAL_MS} ms: ${slowestRefusal <= TARGET_REFUSAL_MS && allRefused ? "met" : "NOT MET"}; /healthz ≤ ${TARGET_HEALTH_MS} ms: ${slowestHealth <= TARGET_HEALTH_MS ? "met" : "NOT MET"}; reads p99 ratio ≤ ${TARGET_RATIO}×: ${ratio <= TARGET_RATIO ? "met" : "NOT MET"}`
   )
