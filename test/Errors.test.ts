@@ -1,11 +1,7 @@
-// @tags: runtime
-import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel } from "effect"
-import { HttpServerLive } from "../src/Server/Server.js"
-import type { Database } from "../src/Sql/Database.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { Context, Effect, Layer } from "effect"
+import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** GET with the given headers; the status, the headers and the raw text of the body. */
 const get = (path: string, headers: Record<string, string> = {}) =>
@@ -266,24 +262,7 @@ class HttpsServer extends Context.Tag("test/HttpsServer")<HttpsServer, { readonl
 
 const HttpsServerLive = Layer.scoped(
   HttpsServer,
-  Effect.gen(function* () {
-    const database = Layer.succeedContext(yield* Effect.context<Database>())
-    const config = Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["PUBLIC_BASE_URL", "https://backlinks.example.com"]])).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    )
-    const context = yield* Layer.build(
-      HttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
-        Layer.provide(database),
-        Layer.provide(config),
-        Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-      )
-    )
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP server")
-    return { baseUrl: `http://127.0.0.1:${address.port}` }
-  })
+  Effect.map(serverWithSettings({ PUBLIC_BASE_URL: "https://backlinks.example.com" }), (baseUrl) => ({ baseUrl }))
 ).pipe(Layer.provideMerge(TestServerLive))
 
 layer(HttpsServerLive)("errors at an https address", (it) => {

@@ -1,15 +1,13 @@
 // @tags: runtime
 import { createHash, randomBytes } from "node:crypto"
 import http from "node:http"
-import { Cookies, HttpServer, HttpServerResponse } from "@effect/platform"
+import { Cookies, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { Context, Effect, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
-import { HttpServerLive } from "../src/Server/Server.js"
 import { withSessionCookie } from "../src/SignIn/Cookies.js"
-import type { Database } from "../src/Sql/Database.js"
 import {
   type Browser,
   hiddenField,
@@ -19,7 +17,7 @@ import {
   type Reply,
   toolsList
 } from "./support/McpClient.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // A second instance of the service on the same database, configured with the first one's public URL (as every
@@ -31,22 +29,7 @@ const SecondServerLive = Layer.scoped(
   SecondServer,
   Effect.gen(function* () {
     const app = yield* TestApp
-    const database = Layer.succeedContext(yield* Effect.context<Database>())
-    const config = Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["PUBLIC_BASE_URL", publicBaseOf(app.baseUrl)]])).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    )
-    const context = yield* Layer.build(
-      HttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
-        Layer.provide(database),
-        Layer.provide(config),
-        Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
-      )
-    )
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP server")
-    return { baseUrl: `http://127.0.0.1:${address.port}` }
+    return { baseUrl: yield* serverWithSettings({ PUBLIC_BASE_URL: publicBaseOf(app.baseUrl) }) }
   })
 )
 

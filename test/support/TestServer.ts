@@ -1,11 +1,12 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { Accounts } from "../../src/Auth/Accounts.js"
 import { ApiKeys } from "../../src/Auth/ApiKeys.js"
 import { PasswordHashParameters } from "../../src/Auth/Passwords.js"
 import type { AccountId, ArticleId, BacklinkId, SiteId } from "../../src/Domain/Ids.js"
 import { HttpServerLive } from "../../src/Server/Server.js"
+import type { Database } from "../../src/Sql/Database.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
 export interface SiteFields {
@@ -169,3 +170,27 @@ export const siteOfNewAccount = Effect.gen(function* () {
   const siteId = yield* app.makeSite(accountId)
   return { key, siteId }
 })
+
+/**
+ * The service again, on the test file's database, with `settings` (environment variables) over the environment: for
+ * what a setting changes. Its address; it stops with the scope.
+ */
+export const serverWithSettings = (settings: Readonly<Record<string, string>>) =>
+  Effect.gen(function* () {
+    const database = Layer.succeedContext(yield* Effect.context<Database>())
+    const config = Layer.setConfigProvider(
+      ConfigProvider.fromMap(new Map(Object.entries(settings))).pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+      )
+    )
+    const context = yield* Layer.build(
+      HttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
+        Layer.provide(database),
+        Layer.provide(config),
+        Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+      )
+    )
+    const address = Context.get(context, HttpServer.HttpServer).address
+    if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("expected a TCP server")
+    return `http://127.0.0.1:${address.port}`
+  })
