@@ -58,11 +58,11 @@ export const quantile = (values: ReadonlyArray<number>, q: number) => {
     : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
 }
 
-/** Stops a child process: SIGTERM, then SIGKILL if it is still running 10 s later. */
-export const stopChild = (child: ChildProcess) =>
+/** Stops a child process: SIGTERM, then SIGKILL if it is still running `graceMs` later. */
+export const stopChild = (child: ChildProcess, graceMs = 10_000) =>
   new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000)
+    const kill = setTimeout(() => child.kill("SIGKILL"), graceMs)
     child.once("exit", () => {
       clearTimeout(kill)
       resolve()

@@ -15,7 +15,7 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, databaseUrl, freePort, withClient } from "./Support.js"
+import { adminUrl, databaseUrl, freePort, stopChild, withClient } from "./Support.js"
 
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 5)
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -111,16 +111,8 @@ const serve = async (env: NodeJS.ProcessEnv): Promise<Served> => {
   return { child, baseUrl, readyMs, cpuMs: cpuOf(child.pid!), lines, stdout: () => stdout }
 }
 
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill("SIGKILL"), 15_000)
-    child.once("exit", () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
+/** Stops a child process, giving it 15 s to shut down. */
+const stop = (child: ChildProcess) => stopChild(child, 15_000)
 
 /** The CPU time a process has used so far (user + system), from /proc (Linux); undefined elsewhere. */
 const cpuOf = (pid: number): number | undefined => {

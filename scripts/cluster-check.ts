@@ -13,7 +13,7 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { signIn } from "./OAuthSignIn.js"
-import { adminUrl, databaseUrl, freePort, withClient } from "./Support.js"
+import { adminUrl, databaseUrl, freePort, stopChild, withClient } from "./Support.js"
 
 const INSTANCES = 3
 const REQUESTS_PER_MINUTE = 20
@@ -248,16 +248,8 @@ ${ports.map((port) => `    server 127.0.0.1:${port};`).join("\n")}
   console.log(`\nrequests per instance (nginx access log): ${[...perInstance].map(([u, n]) => `${u} ${n}`).join(", ")}`)
 }
 
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const kill = setTimeout(() => child.kill("SIGKILL"), 15_000)
-    child.once("exit", () => {
-      clearTimeout(kill)
-      resolve()
-    })
-    child.kill("SIGTERM")
-  })
+/** Stops a child process, giving it 15 s to shut down. */
+const stop = (child: ChildProcess) => stopChild(child, 15_000)
 
 const cleanup = async () => {
   await Promise.all(children.map(({ child }) => stop(child)))
