@@ -15,11 +15,11 @@ import {
   text,
   visitor
 } from "./support/BrowserFlows.js"
-import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
+import { callToolRaw } from "./support/McpClient.js"
 import type { Screen } from "./support/PageChecks.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { PASSWORD, patchArticle, readByApiAndMcp } from "./support/WebPages.js"
+import { assistantOf, patchArticle, readByApiAndMcp } from "./support/WebPages.js"
 
 const ORIGINAL = { title: "Pipes in winter", body: PROTECTED_BODY }
 
@@ -181,12 +181,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
             assert.strictEqual((yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed)).status, 200)
             assert.strictEqual((yield* patch({ title: "By the API", reason: "tidier title" }, "", keyed)).status, 200)
             // And a change by an assistant, with its reason.
-            const mcpUrl = `${app.baseUrl}/mcp`
-            const { accessToken } = yield* signInWithSdk({
-              mcpUrl,
-              browser: makeBrowser(app.baseUrl),
-              user: { email, password: PASSWORD }
-            })
+            const { mcpUrl, accessToken } = yield* assistantOf(email)
             const tool = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
               article_id: articleId,
               meta_description: "Set by an assistant",

@@ -4,12 +4,12 @@ import { Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
-import { callToolRaw, makeBrowser, signInWithSdk } from "./support/McpClient.js"
+import { callToolRaw } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
 import {
   assertPageHeaders,
+  assistantOf,
   open,
-  PASSWORD,
   patchArticle,
   readByApiAndMcp,
   rowWith,
@@ -462,12 +462,7 @@ layer(TestServerLive)("web pages: article", (it) => {
           const replay = yield* patch({ title: "By the API", reason: "api reason" }, "", keyed)
           assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
           yield* TestClock.adjust("1 second")
-          const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
-          const { accessToken } = yield* signInWithSdk({
-            mcpUrl,
-            browser: makeBrowser(app.baseUrl),
-            user: { email, password: PASSWORD }
-          })
+          const { mcpUrl, accessToken } = yield* assistantOf(email)
           const tool = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
             article_id: articleId,
             title: "Retitled by an assistant",

@@ -101,16 +101,24 @@ export const readByApiAndMcp = (options: {
     })
     yield* Effect.promise(() => api.text())
     assert.strictEqual(api.status, 200)
-    const mcpUrl = `http://localhost:${new URL(app.baseUrl).port}/mcp`
-    const { accessToken } = yield* signInWithSdk({
-      mcpUrl,
-      browser: makeBrowser(app.baseUrl),
-      user: { email: options.email, password: PASSWORD }
-    })
+    const { mcpUrl, accessToken } = yield* assistantOf(options.email)
     yield* TestClock.adjust("1 second")
     const tool = yield* callToolRaw(mcpUrl, accessToken, "get_article", { article_id: options.articleId })
     assert.isFalse(tool.isError)
     yield* readRowsWritten
+  })
+
+/** An assistant of the user `email` (password PASSWORD), signed in through the SDK: its MCP address and token. */
+export const assistantOf = (email: string) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const mcpUrl = `${app.baseUrl}/mcp`
+    const { accessToken } = yield* signInWithSdk({
+      mcpUrl,
+      browser: makeBrowser(app.baseUrl),
+      user: { email, password: PASSWORD }
+    })
+    return { mcpUrl, accessToken }
   })
 
 /** A PATCH of an article through the API with `key`: the answer's status, headers and text. */
