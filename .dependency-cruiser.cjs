@@ -31,6 +31,21 @@ module.exports = {
       to: { path: "^src/[A-Za-z]+/([A-Za-z]*Repo|Http)\\.ts$", pathNot: "^src/$1/" }
     },
     {
+      name: "editor-is-browser-code-on-its-own",
+      comment:
+        "src/Ui/Editor/ is the article page's script (built for browsers into dist/editor.js): it imports only its own modules and ProseMirror, and no server module imports it.",
+      severity: "error",
+      from: { path: "^src/Ui/Editor/" },
+      to: { path: "^src/", pathNot: "^src/Ui/Editor/" }
+    },
+    {
+      name: "server-does-not-load-the-editor",
+      comment: "The server serves the built editor script as a file; it never imports the editor's modules.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/Ui/Editor/" },
+      to: { path: "^src/Ui/Editor/" }
+    },
+    {
       name: "no-cycles-between-folders",
       comment: "Folders depend on each other in one direction.",
       severity: "error",

@@ -75,7 +75,7 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.notInclude(page.text, "allow-scripts")
         assert.include(page.text, "/assets/frame.css")
         assert.include(page.text, `“${PARTNER.text}” → <code>${PARTNER.href}</code>`)
-        assert.include(page.text, 'name="meta_description" rows="3">Old meta</textarea>')
+        assert.include(page.text, 'name="meta_description" rows="3" data-max="500">Old meta</textarea>')
         const css = yield* browser.get("/assets/frame.css")
         assert.strictEqual(css.status, 200)
         assert.include(css.text, "a[data-service-protected]")
@@ -310,6 +310,98 @@ layer(TestServerLive)("web pages: article", (it) => {
         }
         assert.strictEqual((yield* articleRow(articleId)).title, "Second title")
         assert.deepStrictEqual(yield* revisions(articleId), before)
+      })
+    )
+  })
+
+  describe("the rich-text editor's routes", () => {
+    it.effect("the editor's script is served with a content hash for a year, and the page's CSP stays strict", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const src = /<script src="(\/assets\/editor\.js\?v=[0-9a-f]{12})" defer><\/script>/.exec(page.text)?.[1]
+        assert.isDefined(src)
+        // The textarea stays in the page: it is the editor without script.
+        assert.include(page.text, 'name="body" rows="20">')
+        assertPageHeaders(page)
+        assert.notInclude(page.headers.get("content-security-policy") ?? "", "unsafe-inline")
+        const script = yield* browser.get(src!)
+        assert.strictEqual(script.status, 200)
+        assert.strictEqual(script.headers.get("cache-control"), "public, max-age=31536000, immutable")
+        assert.strictEqual(script.headers.get("content-type"), "text/javascript; charset=utf-8")
+        assert.include(script.text, "data-service-protected")
+      })
+    )
+
+    it.effect(
+      "Preview changes answers the dry run's diff, as a part or as the page; it saves nothing and needs CSRF",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { browser, articleId } = yield* withArticle
+          const page = yield* open(browser, `/articles/${articleId}`)
+          const fields = {
+            csrf: page.csrf,
+            title: "Pipes in a cold winter",
+            meta_description: "Old meta",
+            body: `${PROTECTED_BODY}\n<p>New paragraph.</p>`
+          }
+          const part = yield* browser.post(`/articles/${articleId}/preview`, fields, { "x-page-part": "preview" })
+          assert.strictEqual(part.status, 200)
+          assert.strictEqual(part.headers.get("x-page-part"), "preview")
+          assert.match(part.text, /^<h2>Preview of your change<\/h2>/)
+          assert.include(part.text, "<ins>+&lt;p&gt;New paragraph.&lt;/p&gt;</ins>")
+          assert.include(part.text, "<del>Pipes in winter</del> → <ins>Pipes in a cold winter</ins>")
+          const whole = yield* browser.post(`/articles/${articleId}/preview`, fields)
+          assert.strictEqual(whole.status, 200)
+          assert.isNull(whole.headers.get("x-page-part"))
+          assert.include(whole.text, '<section id="preview" aria-label="Preview"><h2>Preview of your change</h2>')
+          // The submitted values stay in the form.
+          assert.include(whole.text, 'value="Pipes in a cold winter"')
+          // A change the service would refuse: the refusal, in the API's words; still nothing saved.
+          const refused = yield* browser.post(
+            `/articles/${articleId}/preview`,
+            { ...fields, body: "<p>Read about our partner today.</p>" },
+            { "x-page-part": "preview" }
+          )
+          assert.include(refused.text, 'role="alert"')
+          assert.include(refused.text, `“${PARTNER.text}” → <code>${PARTNER.href}</code>`)
+          const forged = yield* browser.post(`/articles/${articleId}/preview`, { ...fields, csrf: "wrong" })
+          assert.strictEqual(forged.status, 403)
+          assert.deepStrictEqual(yield* revisions(articleId), [])
+          assert.strictEqual((yield* articleRow(articleId)).title, "Pipes in winter")
+        })
+    )
+
+    it.effect("the featured-image form needs the CSRF token in its multipart body, and a non-image is refused", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { browser, articleId } = yield* withArticle
+        const page = yield* open(browser, `/articles/${articleId}`)
+        const send = (fields: Record<string, string>, file?: Blob) => {
+          const form = new FormData()
+          for (const [name, value] of Object.entries(fields)) form.append(name, value)
+          if (file !== undefined) form.append("image", file, "photo.png")
+          return browser.send(`/articles/${articleId}/featured-image`, { method: "POST", body: form })
+        }
+        const forged = yield* send({ url: "https://images.example/new.png" })
+        assert.strictEqual(forged.status, 403)
+        const wrong = yield* send({ csrf: "wrong", url: "https://images.example/new.png" })
+        assert.strictEqual(wrong.status, 403)
+        const notImage = yield* send({ csrf: page.csrf }, new Blob(["plain text"], { type: "image/png" }))
+        assert.strictEqual(notImage.status, 422)
+        assert.include(notImage.text, "Nothing was saved.")
+        const noUrl = yield* send({ csrf: page.csrf, url: "ftp://images.example/new.png" })
+        assert.strictEqual(noUrl.status, 422)
+        assert.include(noUrl.text, "must be an absolute http or https URL")
+        assert.deepStrictEqual(yield* revisions(articleId), [])
+        const ok = yield* send({ csrf: page.csrf, url: "https://images.example/new.png", reason: "new picture" })
+        assert.strictEqual(ok.status, 303)
+        assert.deepStrictEqual(
+          (yield* revisions(articleId)).map((r) => r.origin),
+          ["editor"]
+        )
       })
     )
   })

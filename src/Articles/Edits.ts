@@ -343,11 +343,13 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
     const patch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
       Effect.zipRight(needsAField(payload), change(context, id, patchEdit(payload)))
 
-    /** A dry run of PUT: the article as it would be saved and a preview of the change; nothing is saved. */
+    /** A dry run of the editor's save: the article as it would be saved and a preview; nothing is saved. */
+    const previewEdit = (context: EditContext, id: ArticleId, fields: Parameters<typeof fieldsEdit>[0]) =>
+      Effect.flatMap(fieldsEdit(fields), (compute) => run(context, id, compute, { preview: true }))
+
+    /** A dry run of PUT. */
     const previewReplace = (context: EditContext, id: ArticleId, payload: UpdateArticlePayload) =>
-      Effect.flatMap(fieldsEdit({ title: payload.title, body: payload.body }), (compute) =>
-        run(context, id, compute, { preview: true })
-      )
+      previewEdit(context, id, { title: payload.title, body: payload.body })
 
     /** A dry run of PATCH. */
     const previewPatch = (context: EditContext, id: ArticleId, payload: PatchArticlePayload) =>
@@ -392,6 +394,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
       edit,
       replace,
       patch,
+      previewEdit,
       previewReplace,
       previewPatch,
       setFeaturedImage,

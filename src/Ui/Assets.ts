@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { iconSvg } from "./Icon.js"
@@ -15,6 +15,17 @@ const stylesheet = besideThisModule("site.css")
 
 /** The sandboxed article-body frame's only style. */
 const frameStylesheet = besideThisModule("frame.css")
+
+/**
+ * The article page's editor, built by scripts/build.js into dist/editor.js: beside this module when the build
+ * runs, in dist/ of the package when the sources do.
+ */
+const editorScript = readFileSync(
+  [new URL("./editor.js", import.meta.url), new URL("../../dist/editor.js", import.meta.url)].find((url) =>
+    existsSync(url)
+  ) ?? new URL("./editor.js", import.meta.url),
+  "utf8"
+)
 
 /** Copy buttons: hidden until this script runs, then copy the text of the field they name. */
 const copyScript = `"use strict";
@@ -39,6 +50,7 @@ const version = (text: string) => createHash("sha256").update(text).digest("hex"
 /** The addresses pages link to; the content hash in the query makes a changed file a new URL for caches. */
 export const stylesheetHref = `/assets/site.css?v=${version(stylesheet)}`
 export const copyScriptSrc = `/assets/copy.js?v=${version(copyScript)}`
+export const editorScriptSrc = `/assets/editor.js?v=${version(editorScript)}`
 export const iconHref = `/assets/icon.svg?v=${version(iconSvg)}`
 
 const asset = (body: string, contentType: string, cacheControl = "public, max-age=31536000, immutable") =>
@@ -62,6 +74,7 @@ export const AssetRoutesLive = HttpApiBuilder.Router.use((router) =>
     yield* router.get("/assets/site.css", asset(stylesheet, "text/css; charset=utf-8"))
     yield* router.get("/assets/frame.css", asset(frameStylesheet, "text/css; charset=utf-8"))
     yield* router.get("/assets/copy.js", asset(copyScript, "text/javascript; charset=utf-8"))
+    yield* router.get("/assets/editor.js", asset(editorScript, "text/javascript; charset=utf-8"))
     yield* router.get("/assets/icon.svg", asset(iconSvg, "image/svg+xml"))
     yield* router.get("/favicon.ico", asset(iconSvg, "image/svg+xml", "public, max-age=86400"))
   })

@@ -2,27 +2,12 @@ import { Option } from "effect"
 import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
 import type { SavingCall } from "../Audit/Repo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
+import { editorScriptSrc } from "../Ui/Assets.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
+import { type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
+import { bodyFrame } from "./BodyFrame.js"
 import { externalLink, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
-
-/** The stylesheet of the sandboxed body frame: protected links stand out. */
-export const frameStylesheetHref = "/assets/frame.css"
-
-/** What the editor shows: the saved values, or the ones just submitted when they were refused. */
-export interface EditorValues {
-  readonly title: string
-  readonly meta_description: string
-  readonly body: string
-  readonly reason: string
-}
-
-/**
- * A body in a sandboxed frame (no scripts, opaque origin). The body is the sanitised, canonical HTML; the frame's
- * only styling is a stylesheet from this site, never an inline style.
- */
-export const bodyFrame = (title: string, body: string) =>
-  html`<iframe class="body" sandbox title="${title}" srcdoc="${`<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="${frameStylesheetHref}"></head><body>${body}</body></html>`}"></iframe>`
 
 const protectedList = (links: ReadonlyArray<ProtectedLink>) =>
   links.length === 0
@@ -75,6 +60,8 @@ export const articlePage = (options: {
   readonly history: ReadonlyArray<RevisionEntry>
   readonly notice?: string | undefined
   readonly error?: SafeHtml | undefined
+  /** "Preview changes": what saving the editor's values would do. */
+  readonly preview?: SafeHtml | undefined
 }) => {
   const { article, editor, viewer } = options
   const title = article.title ?? `Article ${article.id}`
@@ -82,6 +69,7 @@ export const articlePage = (options: {
     title,
     viewer,
     section: "sites",
+    scripts: [editorScriptSrc],
     main: html`<p class="breadcrumb"><a href="/sites/${article.site_id}">Back to the website</a></p>
 <h1>${title}</h1>
 ${options.notice === undefined ? null : html`<p class="notice" role="status">${options.notice}</p>`}
@@ -98,15 +86,12 @@ ${bodyFrame(`Body of ${title}`, article.body)}
 <h2>Protected links</h2>
 ${protectedList(article.protected_links)}
 <h2>Edit</h2>
-<p class="muted">Saved with the same checks as the API; each save is one revision.</p>
-<form method="post" action="/articles/${article.id}/edit">
-<input type="hidden" name="csrf" value="${viewer.csrf}">
-<label for="title">Title</label><input type="text" id="title" name="title" value="${editor.title}">
-<label for="meta_description">Meta description</label><textarea id="meta_description" name="meta_description" rows="3">${editor.meta_description}</textarea>
-<label for="body">HTML body</label><textarea id="body" name="body" rows="20">${editor.body}</textarea>
-<label for="reason">Reason (optional)</label><input type="text" id="reason" name="reason" value="${editor.reason}">
-<div class="actions"><button class="primary" type="submit">Save</button></div>
-</form>
+<p class="muted">Saved with the same checks as the API; each save is one revision. Protected links are locked in
+the editor: they can move with the text around them, but not be changed or deleted.</p>
+${editorForm(viewer, article, editor)}
+<section id="preview" aria-label="Preview">${options.preview ?? null}</section>
+<h2>Featured image</h2>
+${featuredImageForm(viewer, article)}
 <h2>Revision history</h2>
 <p class="muted">Every change is kept, from the text as it was imported. Open a revision to compare it with the
 current text or to restore it.</p>

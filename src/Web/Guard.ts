@@ -1,10 +1,10 @@
-import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { HttpRouter, HttpServerRequest, type HttpServerResponse, type Multipart } from "@effect/platform"
+import { Effect, Either, Option } from "effect"
 import { csrfMatches, csrfToken } from "../SignIn/Csrf.js"
-import { type Form, readForm } from "../SignIn/Forms.js"
+import { type Form, formOf, readForm } from "../SignIn/Forms.js"
 import { signInUrl } from "../SignIn/ReturnTo.js"
 import { type Session, Sessions } from "../SignIn/Sessions.js"
-import { forbiddenPage, nulPage, seeOther, type Viewer } from "./Layout.js"
+import { errorPage, forbiddenPage, nulPage, seeOther, type Viewer } from "./Layout.js"
 
 /** Whether a parameter of the route's address holds a NUL (`/connection/assistants/%00/revoke`). */
 const paramsHoldNul = Effect.map(Effect.serviceOption(HttpRouter.RouteContext), (route) =>
@@ -60,7 +60,50 @@ export class PageGuard extends Effect.Service<PageGuard>()("Web/PageGuard", {
         return yield* handle(viewer, fields.value)
       })
 
-    return { page, form }
+    /**
+     * A multipart form POST (a file upload) of a signed-in user carrying the session's CSRF token; the handler gets
+     * the text fields and the files, written to a temporary folder that goes when the request ends. The request's
+     * multipart limits apply (10 MiB and a little for a file, 16 parts): a body past them is refused with a page.
+     */
+    const upload = <E, R>(
+      returnTo: string,
+      handle: (
+        viewer: Viewer,
+        form: Form,
+        files: ReadonlyArray<Multipart.PersistedFile>
+      ) => Effect.Effect<Response, E, R>
+    ) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const session = yield* sessions.current(request)
+        if (Option.isNone(session)) return seeOther(signInUrl(returnTo))
+        const viewer = viewerOf(session.value)
+        const parts = yield* Effect.either(request.multipart)
+        if (Either.isLeft(parts)) {
+          const tooLarge = parts.left.reason === "FileTooLarge" || parts.left.reason === "BodyTooLarge"
+          return errorPage(
+            viewer,
+            tooLarge ? 413 : 422,
+            tooLarge ? "Too large" : "Not sent",
+            tooLarge
+              ? "The file is too large: an image may be at most 10 MiB. Nothing was saved."
+              : "The form could not be read. Go back and send it again; nothing was saved."
+          )
+        }
+        const texts: Array<readonly [string, string]> = []
+        const files: Array<Multipart.PersistedFile> = []
+        for (const [name, value] of Object.entries(parts.right)) {
+          if (typeof value === "string") texts.push([name, value])
+          else for (const item of value) typeof item === "string" ? texts.push([name, item]) : files.push(item)
+        }
+        const fields = formOf(texts)
+        if (!csrfMatches(session.value.token, fields.get("csrf"))) return forbiddenPage(viewer)
+        if (fields.withNul !== undefined) return nulPage(viewer, `field ${fields.withNul}`)
+        if (yield* paramsHoldNul) return nulPage(viewer, "address")
+        return yield* handle(viewer, fields, files)
+      }).pipe(Effect.scoped)
+
+    return { page, form, upload }
   })
 }) {}
 

@@ -63,11 +63,18 @@ ${options.main}
 /** Sends a page with the security headers (strict CSP, not framable, never cached). */
 export const sendPage = (body: string, status = 200) => htmlResponse(body, { status })
 
+/**
+ * A part of a page that a page's script asked for (`x-page-part`), to put in place: HTML with the page's headers,
+ * marked with the part's name so the script knows it got the part and not a whole page.
+ */
+export const pagePart = (name: string, part: SafeHtml) =>
+  htmlResponse(part.value, { headers: { "x-page-part": name, vary: "x-page-part" } })
+
 /** 303: after a form POST the browser follows with a GET; also used to send a visitor to sign in. */
 export const seeOther = (location: string) =>
   HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
-const errorPage = (viewer: Viewer, status: number, title: string, message: SafeHtml | string) =>
+export const errorPage = (viewer: Viewer, status: number, title: string, message: SafeHtml | string) =>
   sendPage(layout({ title, viewer, main: html`<h1>${title}</h1><p role="alert">${message}</p>` }), status)
 
 /** 404: what does not exist and what belongs to another account look exactly the same. */

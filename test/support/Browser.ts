@@ -64,12 +64,21 @@ export const ChromiumLive = Layer.scoped(
  * A page in a fresh browser context (its own cookies and storage), closed when the test's scope ends.
  * `viewport` defaults to a desktop window.
  */
-export const newPage = (options: { readonly baseURL: string; readonly viewport?: { width: number; height: number } }) =>
+export const newPage = (options: {
+  readonly baseURL: string
+  readonly viewport?: { width: number; height: number }
+  /** false: a browser with script turned off, as some people browse. */
+  readonly javaScriptEnabled?: boolean
+}) =>
   Effect.gen(function* () {
     const browser = yield* Chromium
     const context = yield* Effect.acquireRelease(
       Effect.promise(() =>
-        browser.newContext({ baseURL: options.baseURL, viewport: options.viewport ?? { width: 1280, height: 800 } })
+        browser.newContext({
+          baseURL: options.baseURL,
+          viewport: options.viewport ?? { width: 1280, height: 800 },
+          javaScriptEnabled: options.javaScriptEnabled ?? true
+        })
       ),
       (context) => Effect.promise(() => context.close())
     )

@@ -18,8 +18,11 @@ export const startClock = Effect.suspend(() => {
   return TestClock.setTime(lastStart)
 })
 
-/** A new account with a password and one website, and a fresh browser page on the server with `screen`'s size. */
-export const visitor = (screen: Screen) =>
+/**
+ * A new account with a password and one website, and a fresh browser page on the server with `screen`'s size
+ * (`script: false`: a browser with script turned off).
+ */
+export const visitor = (screen: Screen, options: { readonly script?: boolean } = {}) =>
   Effect.gen(function* () {
     const app = yield* TestApp
     const email = `browser-${crypto.randomUUID().slice(0, 8)}@example.com`
@@ -28,7 +31,7 @@ export const visitor = (screen: Screen) =>
       name: "Garden Tools Weekly",
       website_url: "https://garden-tools-weekly.example.com"
     })
-    const page = yield* newPage({ baseURL: app.baseUrl, viewport: screen })
+    const page = yield* newPage({ baseURL: app.baseUrl, viewport: screen, javaScriptEnabled: options.script ?? true })
     return { app, page, siteId, ...account }
   })
 
@@ -96,7 +99,12 @@ export const saveInEditor = (
 ) =>
   inBrowser(async () => {
     if (fields.title !== undefined) await page.getByLabel("Title").fill(fields.title)
-    if (fields.body !== undefined) await page.getByLabel("HTML body").fill(fields.body)
+    if (fields.body !== undefined) {
+      // With the editor's script the body is rich text: "Edit HTML" brings the textarea back.
+      const htmlMode = page.getByRole("button", { name: "Edit HTML" })
+      if (await htmlMode.isVisible()) await htmlMode.click()
+      await page.getByLabel("HTML body").fill(fields.body)
+    }
     if (fields.reason !== undefined) await page.getByLabel("Reason (optional)").fill(fields.reason)
     await Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: "Save" }).click()])
   })

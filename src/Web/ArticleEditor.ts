@@ -1,0 +1,110 @@
+import type { ArticleWithBody } from "../Domain/Article.js"
+import { MAX_IMAGE_BYTES, MAX_META_DESCRIPTION, MAX_TITLE, type Preview } from "../Domain/ArticleEdits.js"
+import { html, type SafeHtml } from "../Ui/Html.js"
+import { explain } from "./ArticleErrors.js"
+import { bodyFrame } from "./BodyFrame.js"
+import type { Viewer } from "./Layout.js"
+
+/** What the editor shows: the saved values, or the ones just submitted when they were refused or previewed. */
+export interface EditorValues {
+  readonly title: string
+  readonly meta_description: string
+  readonly body: string
+  readonly reason: string
+}
+
+/**
+ * The editor's form. Without script it is what it looks like: fields and an HTML textarea. The editor script
+ * (src/Ui/Editor/) replaces the textarea with rich text, counts the title's and meta description's characters
+ * against `data-max`, and shows "Preview changes" in the page instead of loading a new one.
+ */
+export const editorForm = (viewer: Viewer, article: ArticleWithBody, editor: EditorValues) =>
+  html`<form method="post" action="/articles/${article.id}/edit" class="article-editor">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="title">Title</label><input type="text" id="title" name="title" value="${editor.title}" data-max="${MAX_TITLE}" data-min="1">
+<label for="meta_description">Meta description</label><textarea id="meta_description" name="meta_description" rows="3" data-max="${MAX_META_DESCRIPTION}">${editor.meta_description}</textarea>
+<label for="body">HTML body</label><textarea id="body" name="body" rows="20">${editor.body}</textarea>
+<label for="reason">Reason (optional)</label><input type="text" id="reason" name="reason" value="${editor.reason}">
+<div class="actions"><button type="submit" name="preview" value="1" formaction="/articles/${article.id}/preview">Preview changes</button>
+<button class="primary" type="submit">Save</button></div>
+</form>`
+
+/** The featured image: a file from the computer or an address, with the API's rules (10 MiB, types by content). */
+export const featuredImageForm = (viewer: Viewer, article: ArticleWithBody) =>
+  html`<form method="post" action="/articles/${article.id}/featured-image" enctype="multipart/form-data" class="featured-image">
+<input type="hidden" name="csrf" value="${viewer.csrf}">
+<label for="image">Upload an image: JPEG, PNG, WebP, GIF or AVIF, at most 10 MiB</label>
+<input type="file" id="image" name="image" accept="image/jpeg,image/png,image/webp,image/gif,image/avif" data-max-bytes="${MAX_IMAGE_BYTES}">
+<label for="image_url">Or the image's address (https://…)</label>
+<input type="url" id="image_url" name="url" placeholder="https://">
+<label for="image_reason">Reason for the new image (optional)</label><input type="text" id="image_reason" name="reason">
+<div class="actions"><button type="submit">Set featured image</button></div>
+</form>`
+
+/** The lines of a unified diff (the API's `preview.diff`) without its file headers, each marked by its kind. */
+const diffLines = (diff: string) =>
+  diff
+    .split("\n")
+    .filter((line) => !/^(={5,}|--- |\+\+\+ |Index: |\\ )/.test(line) && line !== "")
+    .map((line) =>
+      line.startsWith("@@")
+        ? html`<span class="gap">${line}</span>`
+        : line.startsWith("-")
+          ? html`<del>${line}</del>`
+          : line.startsWith("+")
+            ? html`<ins>${line}</ins>`
+            : html`<span>${line}</span>`
+    )
+
+/**
+ * "Preview changes": what saving would do, from the service's dry run (the same preview the API's `dry_run`
+ * answers): title and meta description changes, the body's diff, and the body as it would be stored. Or the
+ * refusal saving would meet.
+ */
+export const previewSection = (
+  outcome:
+    | {
+        readonly _tag: "Preview"
+        readonly before: { readonly title: string | null; readonly meta_description: string | null }
+        readonly article: ArticleWithBody
+        readonly meta_description: string | null
+        readonly preview: Preview
+      }
+    | { readonly _tag: "Refused"; readonly error: unknown }
+): SafeHtml => {
+  if (outcome._tag === "Refused") {
+    return html`<h2>Preview of your change</h2>
+<div class="error" role="alert"><p>Saving this would be refused; nothing was saved, and your text is still in the editor.</p>${explain(outcome.error)}</div>`
+  }
+  const { before, article, preview } = outcome
+  const fields = [
+    { label: "Title", changed: preview.title_changed, before: before.title, after: article.title },
+    {
+      label: "Meta description",
+      changed: preview.meta_description_changed,
+      before: before.meta_description,
+      after: outcome.meta_description
+    }
+  ].filter((field) => field.changed)
+  return html`<h2>Preview of your change</h2>
+<p class="muted">Nothing is saved until you press Save. This is the change as the service would store it.</p>
+${
+  !preview.changed
+    ? html`<p role="status">Saving now would change nothing.</p>`
+    : html`${
+        fields.length === 0
+          ? null
+          : html`<dl class="field-changes">${fields.map(
+              (field) => html`<dt>${field.label}</dt>
+<dd><del>${field.before ?? "(none)"}</del> → <ins>${field.after ?? "(none)"}</ins></dd>`
+            )}</dl>`
+      }
+${
+  preview.diff === ""
+    ? html`<p>The body stays as it is.</p>`
+    : html`<h3>Body: changed lines</h3><pre class="diff">${diffLines(preview.diff)}</pre>
+<h3>Body as it would be stored</h3>
+${bodyFrame("Body as it would be stored", article.body)}`
+}`
+}`
+}
