@@ -1,6 +1,7 @@
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { formOf } from "../SignIn/Forms.js"
 import type { ClientRow } from "./ClientsRepo.js"
+import type { ClientDocumentRefused } from "./MetadataDocuments.js"
 import { isS256Challenge } from "./Pkce.js"
 import { matchesRegistered, redirectLocation } from "./RedirectUris.js"
 
@@ -54,7 +55,7 @@ const singleValued = ["response_type", "code_challenge", "code_challenge_method"
 export const checkAuthorize = (
   query: string,
   serverResource: string,
-  findClient: (clientId: string) => Effect.Effect<Option.Option<ClientRow>>
+  findClient: (clientId: string) => Effect.Effect<Option.Option<ClientRow>, ClientDocumentRefused>
 ): Effect.Effect<AuthorizeCheck> =>
   Effect.gen(function* () {
     const params = new URLSearchParams(query)
@@ -62,7 +63,9 @@ export const checkAuthorize = (
     const clientId = form.get("client_id")
     if (clientId === undefined || clientId === "") return errorPage("The request does not name a client (client_id).")
     if (form.duplicates.includes("client_id")) return errorPage("The request names client_id more than once.")
-    const found = yield* findClient(clientId)
+    const lookedUp = yield* Effect.either(findClient(clientId))
+    if (Either.isLeft(lookedUp)) return errorPage(lookedUp.left.message)
+    const found = lookedUp.right
     if (Option.isNone(found)) {
       return errorPage("The application is not registered here. Ask it to connect again from the start.")
     }

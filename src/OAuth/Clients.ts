@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { Clock, Effect, Option } from "effect"
 import { hashSecret, newSecret, sameHash } from "../Auth/Secrets.js"
 import { type ClientRow, OAuthClientsRepo } from "./ClientsRepo.js"
+import { ClientMetadataDocuments, isMetadataDocumentUrl } from "./MetadataDocuments.js"
 import type { ClientMetadata, TokenEndpointAuthMethod } from "./Registration.js"
 import { invalidClient, type OAuthError } from "./Responses.js"
 
@@ -38,9 +39,10 @@ const registrationResponse = (row: ClientRow, secret: string | undefined) => ({
 })
 
 export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients", {
-  dependencies: [OAuthClientsRepo.Default],
+  dependencies: [OAuthClientsRepo.Default, ClientMetadataDocuments.Default],
   effect: Effect.gen(function* () {
     const repo = yield* OAuthClientsRepo
+    const documents = yield* ClientMetadataDocuments
 
     /** Registers a client; a confidential one gets a secret, returned here once and stored only as a hash. */
     const register = Effect.fn("OAuthClients.register")(function* (metadata: ClientMetadata) {
@@ -59,11 +61,19 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients"
       return registrationResponse(row, secret)
     })
 
-    /** A client by its id; an id that no client can have (a NUL, over 200 characters) is not looked up. */
+    /**
+     * A client by its id: a registered one, or the one an https:// metadata-document URL describes (fetched and
+     * registered; ClientDocumentRefused says why it cannot be). An id that no client can have (a NUL, over 200
+     * characters for an id this service issued) is not looked up.
+     */
     const find = (clientId: string) =>
-      clientId.length === 0 || clientId.length > 200 || clientId.includes("\0")
+      clientId.includes("\0")
         ? Effect.succeed(Option.none<ClientRow>())
-        : repo.find(clientId)
+        : isMetadataDocumentUrl(clientId)
+          ? documents.resolve(clientId)
+          : clientId.length === 0 || clientId.length > 200
+            ? Effect.succeed(Option.none<ClientRow>())
+            : repo.find(clientId)
 
     /**
      * Client authentication at the token and revocation endpoints (RFC 6749 §2.3): a public client names itself with
@@ -74,7 +84,9 @@ export class OAuthClients extends Effect.Service<OAuthClients>()("OAuth/Clients"
       credentials: ClientCredentials
     ): Effect.fn.Return<ClientRow, OAuthError> {
       if (credentials.clientId === undefined) return yield* invalidClient("client_id is required.")
-      const found = yield* find(credentials.clientId)
+      const found = yield* find(credentials.clientId).pipe(
+        Effect.catchTag("ClientDocumentRefused", (refused) => invalidClient(refused.message))
+      )
       if (Option.isNone(found)) return yield* invalidClient("The client is not registered.")
       const client = found.value
       const registered = client.token_endpoint_auth_method

@@ -16,21 +16,23 @@ export class ClientRow extends Schema.Class<ClientRow>("ClientRow")({
 const columns = `client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method,
   client_secret_hash, floor(extract(epoch from created_at))::float8 as client_id_issued_at`
 
+const ClientInsert = Schema.Struct({
+  client_id: Schema.String,
+  client_name: Schema.NullOr(Schema.String),
+  redirect_uris: Schema.Array(Schema.String),
+  grant_types: Schema.Array(Schema.String),
+  response_types: Schema.Array(Schema.String),
+  token_endpoint_auth_method: Schema.String,
+  client_secret_hash: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  created_at: Schema.String
+})
+
 export class OAuthClientsRepo extends Effect.Service<OAuthClientsRepo>()("OAuth/ClientsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     const insert = SqlSchema.single({
-      Request: Schema.Struct({
-        client_id: Schema.String,
-        client_name: Schema.NullOr(Schema.String),
-        redirect_uris: Schema.Array(Schema.String),
-        grant_types: Schema.Array(Schema.String),
-        response_types: Schema.Array(Schema.String),
-        token_endpoint_auth_method: Schema.String,
-        client_secret_hash: Schema.NullOr(Schema.Uint8ArrayFromSelf),
-        created_at: Schema.String
-      }),
+      Request: ClientInsert,
       Result: ClientRow,
       // Arrays are sent as PostgreSQL array literals, which is what text[] columns take.
       execute: (req) => sql`
@@ -42,6 +44,25 @@ export class OAuthClientsRepo extends Effect.Service<OAuthClientsRepo>()("OAuth/
         returning ${sql.unsafe(columns)}`
     })
 
+    /**
+     * A client registered by its metadata document (its id is the document's URL): inserted the first time, its
+     * metadata brought up to date when the document is fetched again.
+     */
+    const upsert = SqlSchema.single({
+      Request: ClientInsert,
+      Result: ClientRow,
+      execute: (req) => sql`
+        insert into oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types,
+          token_endpoint_auth_method, client_secret_hash, created_at)
+        values (${req.client_id}, ${req.client_name}, ${req.redirect_uris}::text[], ${req.grant_types}::text[],
+          ${req.response_types}::text[], ${req.token_endpoint_auth_method}, ${req.client_secret_hash},
+          ${req.created_at}::timestamptz)
+        on conflict (client_id) do update set client_name = excluded.client_name,
+          redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types,
+          response_types = excluded.response_types
+        returning ${sql.unsafe(columns)}`
+    })
+
     const find = SqlSchema.findOne({
       Request: Schema.String,
       Result: ClientRow,
@@ -50,6 +71,7 @@ export class OAuthClientsRepo extends Effect.Service<OAuthClientsRepo>()("OAuth/
 
     return {
       insert: (req: Parameters<typeof insert>[0]) => insert(req).pipe(Effect.orDie),
+      upsert: (req: Parameters<typeof upsert>[0]) => upsert(req).pipe(Effect.orDie),
       find: (clientId: string) => find(clientId).pipe(Effect.orDie)
     }
   })

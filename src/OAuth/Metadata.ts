@@ -37,6 +37,9 @@ export const authorizationServerMetadata = (base: string) => ({
   revocation_endpoint_auth_methods_supported: ["none", "client_secret_post", "client_secret_basic"],
   code_challenge_methods_supported: ["S256"],
   authorization_response_iss_parameter_supported: true,
+  // A client may name itself by the https:// URL of its metadata document instead of registering (MCP's
+  // recommended way); dynamic registration stays for the clients that still use it.
+  client_id_metadata_document_supported: true,
   // Not a registered metadata name: refresh tokens rotate on every use, and the one just replaced is accepted once
   // more within this many seconds of its first use (a retry after a lost response); later, it ends its grant.
   refresh_token_grace_seconds: REFRESH_GRACE_SECONDS

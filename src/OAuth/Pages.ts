@@ -16,12 +16,16 @@ export const consentPage = (options: {
   const { request } = options
   const name = request.client.client_name
   const host = redirectHost(request.redirectUri)
+  // A client named by its metadata document's URL is vouched for by that URL's site, which the person should see.
+  const documentHost = request.client.client_id.startsWith("https://")
+    ? new URL(request.client.client_id).host
+    : undefined
   const body = html`<h1>Allow ${name ?? "this application"} to use your account?</h1>
 <p>${
     name === null
       ? html`An application that did not give its name (client id <code>${request.client.client_id}</code>)`
       : html`<strong>${name}</strong>`
-  } wants to use this service on your behalf: read your websites, articles, backlinks and statistics, and edit
+  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf: read your websites, articles, backlinks and statistics, and edit
 articles, as <strong>${options.email}</strong>.</p>
 <p>If you allow it, you will be sent back to <strong>${host}</strong>.</p>
 <p class="muted">The application chose its own name. Allow only if you started this connection yourself.</p>

@@ -126,6 +126,14 @@ export const allowInBrowser = (
 export const REDIRECT_URI = "http://127.0.0.1:33418/callback"
 
 export class TestOAuthProvider implements OAuthClientProvider {
+  /**
+   * `clientMetadataUrl`: the client names itself by this metadata document's URL instead of registering, where the
+   * server says it takes such documents.
+   */
+  readonly clientMetadataUrl?: string
+  constructor(clientMetadataUrl?: string) {
+    if (clientMetadataUrl !== undefined) this.clientMetadataUrl = clientMetadataUrl
+  }
   readonly redirectUrl = REDIRECT_URI
   readonly clientMetadata: OAuthClientMetadata = {
     client_name: "MCP Test Assistant",
@@ -178,9 +186,10 @@ export const signInWithSdk = (options: {
   readonly mcpUrl: string
   readonly browser: Browser
   readonly user: { readonly email: string; readonly password: string }
+  readonly provider?: TestOAuthProvider
 }) =>
   Effect.gen(function* () {
-    const provider = new TestOAuthProvider()
+    const provider = options.provider ?? new TestOAuthProvider()
     const started = yield* Effect.promise(() => auth(provider, { serverUrl: options.mcpUrl }))
     assert.strictEqual(started, "REDIRECT")
     const back = yield* allowInBrowser(options.browser, provider.authorizationUrls[0]!, options.user)

@@ -141,10 +141,14 @@ const make = Effect.gen(function* () {
  */
 export const CheapPasswordHashesForTests = Layer.succeed(PasswordHashParameters, { N: 2 ** 10, r: 8, p: 1 })
 
-/** The whole service on 127.0.0.1 with a free port, on `database` (a test may put something in between). */
-export const testServerOn = (database: typeof TestDatabaseLive) =>
+/**
+ * The whole service on 127.0.0.1 with a free port, on `database` (a test may put something in between), with
+ * `extra` services under it (a test's own policy, say).
+ */
+export const testServerOn = (database: typeof TestDatabaseLive, extra: Layer.Layer<never> = Layer.empty) =>
   Layer.effect(TestApp, make).pipe(
     Layer.provideMerge(HttpServerLive({ port: 0, host: "127.0.0.1" })),
+    Layer.provide(extra),
     Layer.provideMerge(database),
     Layer.provideMerge(CheapPasswordHashesForTests),
     // Access log lines for every test request would drown the output; warnings and errors still show.

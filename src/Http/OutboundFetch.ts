@@ -1,0 +1,156 @@
+import type { LookupAddress } from "node:dns"
+import { lookup } from "node:dns/promises"
+import type { IncomingMessage } from "node:http"
+import { request } from "node:https"
+import { isIP } from "node:net"
+import { Context, Data, Effect } from "effect"
+import ipaddr from "ipaddr.js"
+
+/**
+ * Fetches made on a client's word (a client's metadata document, by the URL it gave as its client id) are guarded
+ * against server-side request forgery: HTTPS only; every address the name resolves to must be a public one
+ * (no private, loopback, link-local, unique-local, multicast or reserved address), and the connection goes to the
+ * address that was checked, so the name cannot be re-pointed between the check and the connection; each redirect is
+ * checked again; the answer is bounded in size and time.
+ */
+
+/** What a guarded fetch may reach besides public addresses: tests only (nothing in the configuration sets it). */
+export interface OutboundAddressPolicy {
+  /** Host names (as in the URL) whose addresses are not checked. */
+  readonly trustedHosts: ReadonlySet<string>
+  /** Extra certificate authorities (PEM) to trust, for a test server's certificate. */
+  readonly ca: string | undefined
+}
+
+export class OutboundPolicy extends Context.Reference<OutboundPolicy>()("Http/OutboundPolicy", {
+  defaultValue: (): OutboundAddressPolicy => ({ trustedHosts: new Set(), ca: undefined })
+}) {}
+
+/** Why a guarded fetch did not get an answer, in words for the person or client who gave the URL. */
+export class OutboundFetchFailed extends Data.TaggedError("OutboundFetchFailed")<{ readonly message: string }> {}
+
+export interface OutboundLimits {
+  readonly maxBytes: number
+  readonly timeoutMs: number
+  readonly maxRedirects: number
+}
+
+export interface OutboundAnswer {
+  readonly status: number
+  readonly headers: IncomingMessage["headers"]
+  readonly body: string
+  /** The URL that answered, after redirects. */
+  readonly url: string
+}
+
+const fail = (message: string) => new OutboundFetchFailed({ message })
+
+/** Whether an address is one anybody on the internet can reach: IPv4 or IPv6 unicast, nothing special. */
+export const isPublicAddress = (address: string): boolean => {
+  if (!ipaddr.isValid(address)) return false
+  const parsed = ipaddr.process(address)
+  return parsed.range() === "unicast"
+}
+
+/** The addresses to connect to for `host`, each checked; an IP literal is checked as it is. */
+const addressesOf = (
+  host: string,
+  trusted: boolean
+): Effect.Effect<ReadonlyArray<LookupAddress>, OutboundFetchFailed> =>
+  Effect.gen(function* () {
+    const literal = host.startsWith("[") ? host.slice(1, -1) : host
+    const found: ReadonlyArray<LookupAddress> =
+      isIP(literal) !== 0
+        ? [{ address: literal, family: isIP(literal) }]
+        : yield* Effect.tryPromise({
+            try: () => lookup(literal, { all: true, verbatim: true }),
+            catch: () => fail(`the name ${literal} could not be resolved`)
+          })
+    if (found.length === 0) return yield* fail(`the name ${literal} could not be resolved`)
+    const refused = trusted ? undefined : found.find((entry) => !isPublicAddress(entry.address))
+    if (refused !== undefined) {
+      return yield* fail(
+        `${literal} leads to ${refused.address}, which is not a public internet address (private, loopback, link-local or reserved addresses are never fetched)`
+      )
+    }
+    return found
+  })
+
+/** One HTTPS GET to the checked `address`, bounded by `limits`; redirects are returned, not followed. */
+const getOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolicy, limits: OutboundLimits) =>
+  Effect.async<OutboundAnswer, OutboundFetchFailed>((resume, signal) => {
+    const req = request(
+      url,
+      {
+        method: "GET",
+        headers: { accept: "application/json", "user-agent": "content-backlink-service" },
+        // The connection goes to the address that was checked, whatever the name resolves to by now.
+        lookup: (_host, options, callback) => {
+          if ((options as { all?: boolean }).all === true) callback(null, [address] as never, undefined as never)
+          else callback(null, address.address, address.family)
+        },
+        ...(policy.ca === undefined ? {} : { ca: policy.ca }),
+        signal
+      },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        let size = 0
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length
+          if (size > limits.maxBytes) {
+            req.destroy()
+            resume(Effect.fail(fail(`the answer is larger than ${limits.maxBytes} bytes`)))
+          } else chunks.push(chunk)
+        })
+        res.on("end", () =>
+          resume(
+            Effect.succeed({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString("utf8"),
+              url: url.href
+            })
+          )
+        )
+        res.on("error", () => resume(Effect.fail(fail("the connection broke off"))))
+      }
+    )
+    req.on("error", (error: NodeJS.ErrnoException) =>
+      resume(
+        Effect.fail(
+          fail(
+            error.code?.startsWith("ERR_TLS") === true || /certificate/i.test(error.message)
+              ? "its HTTPS certificate is not valid"
+              : `it could not be reached (${error.code ?? "connection error"})`
+          )
+        )
+      )
+    )
+    req.end()
+  })
+
+/**
+ * GETs `target` under the guard: HTTPS, public addresses only (each redirect checked again), at most
+ * `limits.maxBytes`, within `limits.timeoutMs` in all.
+ */
+export const guardedGet = (target: string, limits: OutboundLimits) =>
+  Effect.gen(function* () {
+    const policy = yield* OutboundPolicy
+    let url = URL.canParse(target) ? new URL(target) : undefined
+    for (let redirects = 0; ; redirects++) {
+      if (url === undefined) return yield* fail("the address is not a URL")
+      if (url.protocol !== "https:") return yield* fail("the address is not an https:// URL")
+      const trusted = policy.trustedHosts.has(url.hostname)
+      const [address] = yield* addressesOf(url.hostname, trusted)
+      const answer = yield* getOnce(url, address!, policy, limits)
+      const location = answer.headers.location
+      if (answer.status < 300 || answer.status >= 400 || location === undefined) return answer
+      if (redirects >= limits.maxRedirects) return yield* fail(`it redirects more than ${limits.maxRedirects} times`)
+      url = URL.canParse(location, url) ? new URL(location, url) : undefined
+    }
+  }).pipe(
+    Effect.timeoutFail({
+      duration: limits.timeoutMs,
+      onTimeout: () => fail(`it did not answer within ${limits.timeoutMs / 1000} s`)
+    })
+  )
