@@ -1,5 +1,5 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js"
+import { auth } from "@modelcontextprotocol/client"
 import { Effect, Layer } from "effect"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
 import { follow, startClock, text, visitor } from "./support/BrowserFlows.js"
@@ -85,8 +85,9 @@ describe.runIf(browserAvailable())("in a browser", () => {
           assert.isTrue(location.startsWith(REDIRECT_URI), location)
           const code = new URL(location).searchParams.get("code")
           assert.isString(code)
+          const iss = new URL(location).searchParams.get("iss") ?? ""
           assert.strictEqual(
-            yield* Effect.promise(() => auth(provider, { serverUrl: mcpUrl, authorizationCode: code! })),
+            yield* Effect.promise(() => auth(provider, { serverUrl: mcpUrl, authorizationCode: code!, iss })),
             "AUTHORIZED"
           )
           const second = provider.tokens()!.access_token

@@ -5,9 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { afterAll, assert, describe, layer } from "@effect/vitest"
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client"
 import { Clock, Effect, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
@@ -274,7 +272,8 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(back.params.get("iss"), base)
           const code = back.params.get("code")
           assert.match(code ?? "", /^cbs_ac_/)
-          yield* Effect.promise(() => first.finishAuth(code!))
+          // The whole callback query: the SDK checks its iss (RFC 9207) before it redeems the code.
+          yield* Effect.promise(() => first.finishAuth(back.params))
           assert.lengthOf(provider.savedTokens, 1)
           assert.match(provider.tokens()!.access_token, /^cbs_at_/)
           assert.match(provider.tokens()!.refresh_token ?? "", /^cbs_rt_/)
@@ -1108,14 +1107,16 @@ layer(TestServerLive)("MCP interface", (it) => {
         return { calls, revisions }
       })
 
-    it.effect("tools/list has no schema titles, no HTTP wording, and is under 12,000 characters", () =>
+    // The list an assistant reads into its context stays short: 13,000 characters (it was 12,000 until nullable
+    // output fields were written as anyOf a type and null, which clients of single-type dialects can read).
+    it.effect("tools/list has no schema titles, no HTTP wording, and is under 13,000 characters", () =>
       Effect.gen(function* () {
         yield* startClock
         const session = yield* sharedSession
         const { mcpUrl } = yield* context
         const reply = yield* postRpc(mcpUrl, session.token, toolsList)
         assert.strictEqual(reply.status, 200)
-        assert.isBelow(reply.text.length, 12_000)
+        assert.isBelow(reply.text.length, 13_000)
         const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<Record<string, unknown>>
         assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...EDIT_TOOLS].sort())
         const text = JSON.stringify(tools)

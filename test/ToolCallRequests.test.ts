@@ -1,8 +1,7 @@
 // @tags: engine runtime
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, TestClock } from "effect"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { callToolRaw, postRpc, toolsCall, toolsList } from "./support/McpClient.js"

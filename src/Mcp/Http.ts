@@ -1,6 +1,12 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { CallToolRequestSchema, ErrorCode, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
+import {
+  createMcpHandler,
+  INVALID_REQUEST,
+  isJSONRPCRequest,
+  isLegacyRequest,
+  type McpHandlerRequestOptions,
+  WebStandardStreamableHTTPServerTransport
+} from "@modelcontextprotocol/server"
 import { Context, Effect, Either, Option, Runtime } from "effect"
 import { Door } from "../Api/Middleware.js"
 import { bearerToken } from "../Auth/Authentication.js"
@@ -23,12 +29,17 @@ import type { Tool } from "./Tools.js"
 const corsHeaders: Readonly<Record<string, string>> = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "POST, OPTIONS",
-  "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id",
+  "access-control-allow-headers":
+    "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name",
   "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id",
   "access-control-max-age": "86400"
 }
 
 const decoder = new TextDecoder()
+
+/** Runs a tool for the signed-in user of the request being served. */
+type ToolCaller = (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
+const noCaller: ToolCaller = () => Promise.reject(new Error("a tool call outside a request"))
 
 /** The JSON body of an in-process answer, as sent and parsed. */
 const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
@@ -130,10 +141,59 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       /** Whether a message is a request of its own: a call of a known tool with arguments that make a request. */
       const entersPipeline = (message: unknown) => {
         if (!isJSONRPCRequest(message) || message.method !== "tools/call") return false
-        const call = CallToolRequestSchema.safeParse(message)
-        if (!call.success) return false
-        const tool = tools.find((candidate) => candidate.name === call.data.params.name)
-        return tool !== undefined && Either.isRight(toolRequest(tool, call.data.params.arguments ?? {}))
+        const params = message.params as { readonly name?: unknown; readonly arguments?: unknown } | undefined
+        const args = params?.arguments ?? {}
+        if (typeof params?.name !== "string" || typeof args !== "object" || args === null || Array.isArray(args)) {
+          return false
+        }
+        const tool = tools.find((candidate) => candidate.name === params.name)
+        return tool !== undefined && Either.isRight(toolRequest(tool, args as Record<string, unknown>))
+      }
+
+      const serverFor = (options: McpHandlerRequestOptions) =>
+        makeMcpServer(tools, (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller)
+
+      /**
+       * 2026-07-28 requests: each carries its own envelope; `server/discover` is answered; the Mcp-Method and Mcp-Name
+       * headers are checked against the body (a request whose headers disagree with it is refused).
+       */
+      const modern = createMcpHandler(
+        (context) => serverFor({ ...(context.authInfo ? { authInfo: context.authInfo } : {}) }),
+        {
+          legacy: "reject",
+          maxRequestBodySize: MAX_MCP_BODY_BYTES
+        }
+      )
+
+      /** The 2025 revisions (initialize, then calls), served statelessly by a fresh server, answered as JSON. */
+      const legacy = async (request: Request, options: McpHandlerRequestOptions) => {
+        const server = serverFor(options)
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true
+        })
+        await server.connect(transport)
+        refuseInvalidParams(transport)
+        try {
+          return await transport.handleRequest(request, options)
+        } finally {
+          await server.close()
+        }
+      }
+
+      /** Every revision a client may speak, each by the SDK's own classification of the request. */
+      const answerMcp = async (request: Request, options: McpHandlerRequestOptions) =>
+        (await isLegacyRequest(request, options.parsedBody, { maxRequestBodySize: MAX_MCP_BODY_BYTES }))
+          ? legacy(request, options)
+          : modern.fetch(request, options)
+
+      /** DNS-rebinding protection: a request must name this service as its host, and any origin must be its own. */
+      const foreignHostOrOrigin = (request: HttpServerRequest.HttpServerRequest) => {
+        const host = request.headers["host"]
+        const origin = request.headers["origin"]
+        if (host === undefined || !allowed.hosts.includes(host)) return `Invalid Host header: ${host ?? "(none)"}`
+        if (origin !== undefined && !allowed.origins.includes(origin)) return `Invalid Origin header: ${origin}`
+        return undefined
       }
 
       const handle = Effect.gen(function* () {
@@ -141,6 +201,8 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const token = Option.flatten(bearerToken(request.headers))
         const credential = Option.isNone(token) ? Option.none() : yield* tokens.verify(token.value)
         if (Option.isNone(credential)) return unauthorized(request, request.headers["authorization"] !== undefined)
+        const rebinding = foreignHostOrOrigin(request)
+        if (rebinding !== undefined) return jsonRpcError(403, -32000, rebinding)
         const text = yield* request.text
         // The whole JSON-RPC message counts, envelope included.
         yield* refuseDeepJson(text)
@@ -180,29 +242,14 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
             keep(limits)
             return outcome
           })
-        const response = yield* Effect.promise(async () => {
-          const server = makeMcpServer(tools, call)
-          const transport = new WebStandardStreamableHTTPServerTransport({
-            enableJsonResponse: true,
-            enableDnsRebindingProtection: true,
-            allowedHosts: allowed.hosts,
-            allowedOrigins: allowed.origins,
-            maxRequestBodySize: MAX_MCP_BODY_BYTES
+        const response = yield* Effect.promise(() => {
+          const headers = new Headers()
+          for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, value)
+          const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body: text })
+          return answerMcp(webRequest, {
+            authInfo: { token: Option.getOrElse(token, () => ""), clientId: "", scopes: [MCP_SCOPE], extra: { call } },
+            ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })
-          await server.connect(transport)
-          refuseInvalidParams(transport)
-          try {
-            const headers = new Headers()
-            for (const [name, value] of Object.entries(request.headers))
-              if (value !== undefined) headers.set(name, value)
-            const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body: text })
-            return await transport.handleRequest(webRequest, {
-              authInfo: { token: Option.getOrElse(token, () => ""), clientId: "", scopes: [MCP_SCOPE] },
-              ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
-            })
-          } finally {
-            await server.close()
-          }
         })
         return HttpServerResponse.setHeaders(HttpServerResponse.fromWeb(response), {
           ...(fewest?.headers ?? {}),
@@ -210,18 +257,19 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         })
       }).pipe(Effect.catchTags({ ValidationError: (error) => Effect.succeed(errorResponse(error, corsHeaders)) }))
 
+      /** A JSON-RPC error answered before any message of the request is read as one. */
+      const jsonRpcError = (status: number, code: number, message: string) =>
+        HttpServerResponse.unsafeJson(
+          { jsonrpc: "2.0", id: null, error: { code, message } },
+          { status, headers: corsHeaders }
+        )
+
       /** A batch from a client whose revision has none: refused whole, before anything in it runs. */
       const batchRefused = (revision: string) =>
-        HttpServerResponse.unsafeJson(
-          {
-            jsonrpc: "2.0",
-            id: null,
-            error: {
-              code: ErrorCode.InvalidRequest,
-              message: `Invalid Request: MCP revision ${revision} has no JSON-RPC batches; send one message per request.`
-            }
-          },
-          { status: 400, headers: corsHeaders }
+        jsonRpcError(
+          400,
+          INVALID_REQUEST,
+          `Invalid Request: MCP revision ${revision} has no JSON-RPC batches; send one message per request.`
         )
 
       const methodNotAllowed = Effect.succeed(

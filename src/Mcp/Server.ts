@@ -1,6 +1,5 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
+import { type CallToolResult, Server } from "@modelcontextprotocol/server"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
 import { NotFound, publicError } from "../Domain/Errors.js"
 import type { Tool } from "./Tools.js"
 
@@ -13,13 +12,20 @@ export type ToolOutcome =
   | { readonly _tag: "Error"; readonly status: number; readonly body: Record<string, unknown>; readonly text: string }
 
 /**
- * One JSON Schema validator for every request's server. The server uses it only for elicitation, which this one
- * never does; each server would otherwise make an Ajv of its own, which costs more than the tool call it serves.
+ * One JSON Schema validator for every request's server (it keeps what it compiled): each server would otherwise make
+ * an Ajv of its own, which costs more than the tool call it serves.
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
 /**
- * A fresh MCP server for one request (the transport is stateless). `call` runs a tool for the signed-in user and
+ * How long a client may keep the tool list (2026-07-28 list results carry it): the tools change only with a new
+ * version of the service, and they are the same for every user.
+ */
+const TOOL_LIST_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const
+
+/**
+ * A fresh MCP server for one request (every revision is served stateless), the same for every revision a client
+ * speaks. `call` runs a tool for the signed-in user and
  * settles with its outcome; tool errors are results with `isError` whose text is the HTTP error body.
  */
 export const makeMcpServer = (
@@ -31,11 +37,12 @@ export const makeMcpServer = (
     {
       capabilities: { tools: {} },
       jsonSchemaValidator,
+      cacheHints: { "tools/list": TOOL_LIST_CACHE },
       instructions:
         "Read the websites, articles, backlinks and period counts of the signed-in account, and edit its articles. Protected links (data-service-protected) in article bodies must be kept exactly; every edit is stored as a revision."
     }
   )
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
+  server.setRequestHandler("tools/list", () => ({
     tools: tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
@@ -45,7 +52,7 @@ export const makeMcpServer = (
       annotations: tool.annotations
     }))
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler("tools/call", async (request): Promise<CallToolResult> => {
     const tool = tools.find((candidate) => candidate.name === request.params.name)
     if (tool === undefined) {
       const { body } = publicError(new NotFound({ message: `No tool named ${request.params.name}.` }))

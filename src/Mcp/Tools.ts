@@ -70,9 +70,10 @@ export const toolSchema = (node: unknown, definitions: JsonSchema): unknown => {
 const isNull = (u: unknown) => isObject(u) && u["type"] === "null" && Object.keys(u).length === 1
 
 /**
- * An output schema as the tool list carries it: the shape (types, enums, nullability as `type: [T, "null"]`)
- * without descriptions and bounds. The answer is the endpoint's, documented in full in the OpenAPI document; the
- * list an assistant reads stays short.
+ * An output schema as the tool list carries it: the shape (types, enums, nullability) without descriptions and
+ * bounds. The answer is the endpoint's, documented in full in the OpenAPI document; the list an assistant reads
+ * stays short. A nullable field stays `anyOf` a type and null, each branch with a single `type`: clients that map
+ * tool schemas onto a single-type dialect (Gemini's function declarations) cannot read `type: [T, "null"]`.
  */
 const outputShape = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(outputShape)
@@ -80,10 +81,7 @@ const outputShape = (node: unknown): unknown => {
   const anyOf = node["anyOf"]
   if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
     const other = anyOf.find((member) => !isNull(member))
-    if (isObject(other) && typeof other["type"] === "string") {
-      const { anyOf: _, ...rest } = node
-      return outputShape({ ...rest, ...other, type: [other["type"], "null"] })
-    }
+    return { anyOf: [outputShape(other), { type: "null" }] }
   }
   const out: JsonSchema = {}
   for (const [key, value] of Object.entries(node)) {

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto"
 import { request } from "node:http"
 import { assert } from "@effect/vitest"
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens
-} from "@modelcontextprotocol/sdk/shared/auth.js"
+import {
+  auth,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens
+} from "@modelcontextprotocol/client"
 import { Effect } from "effect"
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -196,7 +197,7 @@ export const signInWithSdk = (options: {
     const code = back.params.get("code")
     assert.isString(code, back.location)
     const finished = yield* Effect.promise(() =>
-      auth(provider, { serverUrl: options.mcpUrl, authorizationCode: code! })
+      auth(provider, { serverUrl: options.mcpUrl, authorizationCode: code!, iss: back.params.get("iss") ?? "" })
     )
     assert.strictEqual(finished, "AUTHORIZED")
     const tokens = provider.tokens()!
