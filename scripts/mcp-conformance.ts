@@ -1,5 +1,6 @@
-// MCP conformance check: runs the official conformance tool (@modelcontextprotocol/conformance, pinned to 0.1.13,
-// the last version that runs on Node 20) against the real service.
+// MCP conformance check: runs the official conformance tool (@modelcontextprotocol/conformance) against the real
+// service: the version in devDependencies (0.1.13, the last that runs on Node 20), or the one installed in
+// CONFORMANCE_DIR (CI installs the newest, 0.1.16, and runs it on Node 22, which it needs).
 //
 // The tool cannot send an OAuth access token, and /mcp needs one. So this script:
 //   1. starts `cbs serve` as a child process on a fresh embedded database (a temporary DATA_DIR) with the demo data;
@@ -11,18 +12,37 @@
 // The child, the proxy and the temporary directory are always cleaned up.
 // Run: npm run conformance:mcp   (DATABASE_URL, when set, is passed on; the database must then be empty)
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, request as httpRequest, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
+import { startDemoService } from "./DemoService.js"
 import { signIn } from "./OAuthSignIn.js"
 
 /** The server scenarios that apply to this service (all present in `npx conformance list` of 0.1.13). */
+/**
+ * The server scenarios that apply to this service. The others test features it does not have (logging, completion,
+ * resources, prompts, sampling, elicitation, SSE streams: it answers JSON, statelessly) or tools of the reference
+ * test server (tools-call-*, json-schema-2020-12 call tools by names only that server has); README lists them.
+ */
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] as const
 
-const STARTUP_TIMEOUT_MS = 60_000
+/** The conformance tool to run: CONFORMANCE_DIR's, or the project's own through npx. */
+const conformanceDir = process.env["CONFORMANCE_DIR"]
+const conformanceCommand: readonly [string, ReadonlyArray<string>] =
+  conformanceDir === undefined || conformanceDir === ""
+    ? ["npx", ["--no", "conformance"]]
+    : [path.join(conformanceDir, "node_modules", ".bin", "conformance"), []]
+const conformanceVersion = (): string => {
+  const manifest = path.join(
+    conformanceDir || path.resolve(path.dirname(fileURLToPath(import.meta.url)), ".."),
+    "node_modules/@modelcontextprotocol/conformance/package.json"
+  )
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version
+}
+
 const SCENARIO_TIMEOUT_MS = 30_000
 /** Everything together stays under about two minutes. */
 const TOTAL_TIMEOUT_MS = 120_000
@@ -38,66 +58,6 @@ const serviceLog: Array<string> = []
 
 // ---------------------------------------------------------------------------------------------------------------
 // The service
-
-interface Started {
-  /** Where the service listens, e.g. http://127.0.0.1:41234 (what this script talks to). */
-  readonly origin: string
-  readonly port: number
-  /** The public base URL it announced (http://localhost:PORT), for the log. */
-  readonly base: string
-  readonly email: string
-  readonly password: string
-}
-
-/** `cbs serve` on a free port with a fresh data directory; settles once the banner is printed and /healthz answers. */
-const startService = async (): Promise<Started> => {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: workDir, HOST: "127.0.0.1", SEED_DEMO: "true" }
-  // The issuer, the resource and the allowed Host values come from the loopback address used: no PUBLIC_BASE_URL.
-  delete env["PUBLIC_BASE_URL"]
-  delete env["PORT"]
-  delete env["MEDIA_DIR"]
-  const child = spawn(process.execPath, ["bin/cbs.js", "serve", "--port", "0"], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  service = child
-  const banner = new Map<string, string>()
-  const wanted = ["listening on", "Demo sign-in:", "Password:", "API key:"]
-  const collect = (chunk: Buffer) => {
-    for (const line of chunk.toString("utf8").split(/\r?\n/)) {
-      if (line === "") continue
-      serviceLog.push(line)
-      if (serviceLog.length > 200) serviceLog.shift()
-      for (const prefix of wanted) {
-        const at = line.indexOf(prefix)
-        if (at !== -1 && !banner.has(prefix)) banner.set(prefix, line.slice(at + prefix.length).trim())
-      }
-    }
-  }
-  child.stdout?.on("data", collect)
-  child.stderr?.on("data", collect)
-
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS
-  while (!banner.has("API key:")) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`cbs serve exited early (${child.exitCode ?? child.signalCode})`)
-    }
-    if (Date.now() > deadline) throw new Error(`cbs serve printed no "API key:" line in ${STARTUP_TIMEOUT_MS} ms`)
-    await sleep(100)
-  }
-  const base = banner.get("listening on")
-  const email = banner.get("Demo sign-in:")
-  const password = banner.get("Password:")
-  if (base === undefined || email === undefined || password === undefined) {
-    throw new Error("the banner lacks the address or the demo sign-in (is the database empty?)")
-  }
-  const port = Number(new URL(base).port)
-  const origin = `http://127.0.0.1:${port}`
-  const health = await fetch(`${origin}/healthz`)
-  if (health.status !== 200) throw new Error(`GET /healthz answered ${health.status}`)
-  return { origin, port, base, email, password }
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // The proxy
@@ -163,7 +123,7 @@ const startProxy = async (servicePort: number, token: string): Promise<number> =
 /** Runs `npx conformance ARGS` with its output shown; its exit code (124 when it ran out of time). */
 const conformance = (args: ReadonlyArray<string>, capture = false) =>
   new Promise<{ code: number; output: string }>((resolve) => {
-    const child = spawn("npx", ["--no", "conformance", ...args], {
+    const child = spawn(conformanceCommand[0], [...conformanceCommand[1], ...args], {
       cwd: root,
       stdio: ["ignore", capture ? "pipe" : "inherit", "inherit"]
     })
@@ -227,13 +187,20 @@ const watchdog = setTimeout(() => void fail(`did not finish within ${TOTAL_TIMEO
 const main = async () => {
   const began = Date.now()
   const listed = await conformance(["list", "--server"], true)
-  const available = new Set([...listed.output.matchAll(/^\s*-\s*(\S+)\s*$/gm)].map((match) => match[1]!))
+  // Lines such as "  - tools-list" or, from 0.1.14 on, "  - tools-list [2025-06-18,2025-11-25]".
+  const available = new Set(
+    [...listed.output.matchAll(/^\s*-\s*(\S+)(\s+\[[^\]]*\])?\s*$/gm)].map((match) => match[1]!)
+  )
   const missing = SCENARIOS.filter((scenario) => !available.has(scenario))
   if (listed.code !== 0 || missing.length > 0) {
     return fail(`npx conformance list does not offer ${missing.join(", ") || "its scenarios"}`)
   }
 
-  const started = await startService()
+  const started = await startDemoService(workDir, (line) => {
+    serviceLog.push(line)
+    if (serviceLog.length > 200) serviceLog.shift()
+  })
+  service = started.child
   console.log(`service: ${started.base} (listening on ${started.origin}), DATA_DIR ${workDir}`)
   const token = await signIn(started, "MCP conformance check")
   console.log(`signed in as ${started.email} through OAuth (register, authorize, sign-in, consent, token)`)
@@ -248,7 +215,9 @@ const main = async () => {
     results.push({ scenario, passed: code === 0 })
   }
 
-  console.log(`\nMCP conformance (@modelcontextprotocol/conformance 0.1.13):`)
+  console.log(
+    `\nMCP conformance (@modelcontextprotocol/conformance ${conformanceVersion()}, Node.js ${process.version}):`
+  )
   for (const { scenario, passed } of results) console.log(`  ${passed ? "PASS" : "FAIL"}  ${scenario}`)
   console.log(`  (${((Date.now() - began) / 1000).toFixed(1)} s)`)
   const failed = results.filter((result) => !result.passed)
