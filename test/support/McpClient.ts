@@ -6,6 +6,7 @@ import {
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
   type OAuthClientProvider,
+  type OAuthDiscoveryState,
   type OAuthTokens
 } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
@@ -169,6 +170,14 @@ export class TestOAuthProvider implements OAuthClientProvider {
   }
   redirectToAuthorization(authorizationUrl: URL) {
     this.authorizationUrls.push(authorizationUrl)
+  }
+  /** What the SDK discovered before the redirect, so that it can check the callback against the same server. */
+  private discovery: OAuthDiscoveryState | undefined = undefined
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state
+  }
+  discoveryState() {
+    return this.discovery
   }
   saveCodeVerifier(codeVerifier: string) {
     this.verifier = codeVerifier
