@@ -58,7 +58,7 @@ const ProbeAppLive = Layer.effect(ApplicationApp, HttpApiBuilder.httpApp).pipe(
   Layer.provideMerge(NodeHttpServer.layerContext)
 )
 
-const user: Credential = { kind: "user", id: 1, accountId: AccountId.make(1), isAdmin: false }
+const user: Credential = { kind: "user", id: 1, accountId: AccountId.make(1), isAdmin: false, canWrite: true }
 
 /** The door of the probe's tool calls (the probe API has no middleware that asks it anything). */
 const door = Door.of({

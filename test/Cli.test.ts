@@ -112,6 +112,19 @@ layer(TestLive)("cbs", (it) => {
       })
     )
 
+    it.effect("key create --read-only makes a key that may only read", () =>
+      Effect.gen(function* () {
+        const account = yield* createAccount()
+        const created = yield* cbs("key", "create", "--account", account.email, "--read-only")
+        assert.isTrue(created.ok, created.stderr)
+        assert.include(created.stdout, ", read only")
+        const credential = Option.getOrThrow(yield* authenticate(field(created.stdout, "API key")))
+        assert.isFalse(credential.canWrite)
+        const writer = yield* cbs("key", "create", "--account", account.email)
+        assert.isTrue(Option.getOrThrow(yield* authenticate(field(writer.stdout, "API key"))).canWrite)
+      })
+    )
+
     it.effect("key revoke --id makes the key stop authenticating", () =>
       Effect.gen(function* () {
         const account = yield* createAccount()

@@ -292,7 +292,7 @@ describe("cbs as a process", () => {
         const help = run(["key", "create", "--help"], embeddedEnv(dataDir, extra))
         assert.strictEqual(help.status, 0, help.stderr)
         assert.notInclude(help.stdout, "\u001b[")
-        assert.match(help.stdout, /^cbs key create --account E \[--name N\] \[--admin\] \[--json\]$/m)
+        assert.match(help.stdout, /^cbs key create --account E \[--name N\] \[--admin\] \[--read-only\] \[--json\]$/m)
         assert.notMatch(help.stdout, /^\$ /m)
       }
       const usage = run(["key", "revoke", "--id", "x"], embeddedEnv(dataDir))

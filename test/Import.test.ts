@@ -374,7 +374,13 @@ layer(TestLive)("Importer", (it) => {
           yield* edits
             .replace(
               {
-                credential: { kind: "api_key", id: row.id, accountId: imported.accountId, isAdmin: false },
+                credential: {
+                  kind: "api_key",
+                  id: row.id,
+                  accountId: imported.accountId,
+                  isAdmin: false,
+                  canWrite: true
+                },
                 origin: "API"
               },
               imported.id,

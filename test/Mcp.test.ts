@@ -263,7 +263,7 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(authorizationUrl.searchParams.get("state"), provider.stateValue)
           assert.strictEqual(authorizationUrl.searchParams.get("code_challenge_method"), "S256")
           assert.strictEqual(authorizationUrl.searchParams.get("resource"), mcpUrl)
-          assert.strictEqual(authorizationUrl.searchParams.get("scope"), "mcp")
+          assert.strictEqual(authorizationUrl.searchParams.get("scope"), "content:read content:write")
           assert.lengthOf(provider.savedTokens, 0)
 
           const back = yield* allowInBrowser(makeBrowser(app.baseUrl), authorizationUrl, { email, password: PASSWORD })
@@ -496,7 +496,7 @@ layer(TestServerLive)("MCP interface", (it) => {
         const challenge = reply.headers.get("www-authenticate") ?? ""
         assert.match(challenge, /^Bearer /)
         assert.include(challenge, `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`)
-        assert.include(challenge, 'scope="mcp"')
+        assert.include(challenge, 'scope="content:read content:write"')
         assert.notInclude(challenge, "error=")
         assert.strictEqual(JSON.parse(reply.text).error, "unauthorized")
         // The document it points to names this endpoint.

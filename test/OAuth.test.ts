@@ -237,7 +237,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
           const body = json(reply)
           assert.strictEqual(body.resource, `${base}/mcp`)
           assert.deepStrictEqual(body.authorization_servers, [base])
-          assert.deepStrictEqual(body.scopes_supported, ["mcp"])
+          assert.deepStrictEqual(body.scopes_supported, ["content:read", "content:write"])
           assert.deepStrictEqual(body.bearer_methods_supported, ["header"])
         }
       })
@@ -260,7 +260,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
           assert.deepStrictEqual(body.response_types_supported, ["code"])
           assert.deepStrictEqual(body.grant_types_supported, ["authorization_code", "refresh_token"])
           assert.include(body.token_endpoint_auth_methods_supported, "none")
-          assert.deepStrictEqual(body.scopes_supported, ["mcp"])
+          assert.deepStrictEqual(body.scopes_supported, ["content:read", "content:write"])
           assert.strictEqual(body.authorization_response_iss_parameter_supported, true)
         })
     )
@@ -494,13 +494,14 @@ layer(ServersLive)("OAuth authorization server", (it) => {
         assert.match(body.refresh_token, /^cbs_rt_/)
         assert.strictEqual(body.token_type, "Bearer")
         assert.strictEqual(body.expires_in, 3600)
-        assert.strictEqual(body.scope, "mcp")
+        assert.strictEqual(body.scope, "content:read content:write")
         const credential = yield* verify(body.access_token)
         assert.deepStrictEqual(Option.getOrUndefined(credential), {
           kind: "user",
           id: flow.user.userId,
           accountId: flow.user.accountId,
-          isAdmin: false
+          isAdmin: false,
+          canWrite: body.scope.split(" ").includes("content:write")
         })
         assert.isTrue(Option.isNone(yield* verify("cbs_at_unknown")))
         assert.isTrue(Option.isNone(yield* verify(body.refresh_token)))
@@ -896,7 +897,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
         assert.notStrictEqual(rotated.refresh_token, first.refresh_token)
         assert.notStrictEqual(rotated.access_token, first.access_token)
         assert.strictEqual(rotated.token_type, "Bearer")
-        assert.strictEqual(rotated.scope, "mcp")
+        assert.strictEqual(rotated.scope, "content:read content:write")
         assert.isTrue(Option.isSome(yield* verify(rotated.access_token)))
         yield* TestClock.adjust("10 seconds")
         const retry = yield* refresh(flow.browser, flow.clientId, first.refresh_token)

@@ -90,7 +90,7 @@ const userCredentialOf = (accountId: AccountId) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: number }>`select id from users where account_id = ${accountId}`.pipe(Effect.orDie)
-    const credential: Credential = { kind: "user", id: Number(rows[0]!.id), accountId, isAdmin: false }
+    const credential: Credential = { kind: "user", id: Number(rows[0]!.id), accountId, isAdmin: false, canWrite: true }
     return credential
   })
 

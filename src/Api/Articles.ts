@@ -16,6 +16,7 @@ import {
 import {
   DisallowedHtmlBody,
   EditLimitExceededBody,
+  ForbiddenBody,
   IdempotencyKeyInUseBody,
   IdempotencyKeyReusedBody,
   ImageTooLargeBody,
@@ -34,12 +35,17 @@ import { authenticated } from "./Middleware.js"
 import { sendsHeader } from "./OpenApiDocument.js"
 import { ArticlePath, SitePath } from "./Paths.js"
 
-/** What every article write can be refused with, besides what it checks of its own. */
+/**
+ * What every article write can be refused with, besides what it checks of its own; 403 `forbidden` is a credential
+ * that may only read (a read-only API key, an assistant allowed to read only).
+ */
 const WriteErrors = Schema.Union(
+  ForbiddenBody,
   NotFoundBody,
   ValidationErrorBody,
   PayloadTooLargeBody,
   EditLimitExceededBody,
+  ForbiddenBody,
   PreconditionFailedBody,
   IdempotencyKeyInUseBody,
   IdempotencyKeyReusedBody

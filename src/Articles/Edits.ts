@@ -12,6 +12,7 @@ import {
 import type { Credential, RevisionOrigin } from "../Domain/Credential.js"
 import {
   DisallowedHtml,
+  Forbidden,
   NotFound,
   PreconditionFailed,
   ProtectedLinkViolation,
@@ -75,6 +76,15 @@ interface Proposal {
   readonly content: ArticleContent
   readonly sanitized?: SanitizedBody | undefined
 }
+
+/** The refusal of a change by a credential that may only read, saying how to get one that may edit. */
+const readOnly = (credential: Credential) =>
+  new Forbidden({
+    message:
+      credential.kind === "api_key"
+        ? "This API key may only read, so it cannot change articles. Create a key that can edit on the connection page, or with `cbs key create` without --read-only. Nothing was saved."
+        : "This connection may only read, so it cannot change articles. Connect again and choose Read and edit. Nothing was saved."
+  })
 
 /** What a change would do, for a preview: whether anything changes, and the body's unified diff. */
 const previewOf = (current: ArticleContent, next: ArticleContent): Preview => ({
@@ -159,6 +169,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
     ) =>
       Effect.gen(function* () {
         const call = context.call
+        if (!context.credential.canWrite) return yield* readOnly(context.credential)
         const notFound = new NotFound({ message: `No article with id ${id}.` })
         /** Applies `computed` (made from `basis`), or the edit computed under the lock when there is none. */
         const apply = (computed?: { readonly basis: ArticleRow; readonly proposal: Proposal }) =>

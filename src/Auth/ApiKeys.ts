@@ -18,12 +18,19 @@ const credentialOf = (
     readonly id: ApiKeyId
     readonly account_id: AccountId
     readonly is_admin: boolean
+    readonly read_only: boolean
     readonly key_hash: Uint8Array
   },
   hash: Uint8Array
 ): Option.Option<Credential> =>
   sameHash(row.key_hash, hash)
-    ? Option.some({ kind: "api_key", id: row.id, accountId: row.account_id, isAdmin: row.is_admin })
+    ? Option.some({
+        kind: "api_key",
+        id: row.id,
+        accountId: row.account_id,
+        isAdmin: row.is_admin,
+        canWrite: !row.read_only
+      })
     : Option.none()
 
 export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
@@ -36,6 +43,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       readonly accountId: AccountId
       readonly name: string
       readonly isAdmin: boolean
+      /** A key that can only read: its writes are 403 `forbidden`. */
+      readonly readOnly?: boolean
     }) {
       const key = newSecret(KEY_PREFIX)
       const row = yield* repo.insert({
@@ -43,7 +52,8 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
         name: options.name,
         prefix: key.slice(0, VISIBLE_PREFIX_LENGTH),
         key_hash: hashSecret(key),
-        is_admin: options.isAdmin
+        is_admin: options.isAdmin,
+        read_only: options.readOnly === true
       })
       return { key, row }
     })

@@ -9,6 +9,7 @@ export class ApiKeyRow extends Schema.Class<ApiKeyRow>("ApiKeyRow")({
   name: Schema.String,
   prefix: Schema.String,
   is_admin: Schema.Boolean,
+  read_only: Schema.Boolean,
   created_at: Schema.String,
   last_used_at: Schema.NullOr(Schema.String),
   revoked_at: Schema.NullOr(Schema.String)
@@ -18,6 +19,7 @@ const KeyMatch = Schema.Struct({
   id: ApiKeyId,
   account_id: AccountId,
   is_admin: Schema.Boolean,
+  read_only: Schema.Boolean,
   key_hash: Schema.Uint8ArrayFromSelf
 })
 
@@ -27,7 +29,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.unsafe(
-      `id, account_id, name, prefix, is_admin, ${rfc3339("created_at")} as created_at, ${rfc3339("last_used_at")} as last_used_at, ${rfc3339("revoked_at")} as revoked_at`
+      `id, account_id, name, prefix, is_admin, read_only, ${rfc3339("created_at")} as created_at, ${rfc3339("last_used_at")} as last_used_at, ${rfc3339("revoked_at")} as revoked_at`
     )
 
     const insert = SqlSchema.single({
@@ -36,7 +38,8 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
         name: Schema.String,
         prefix: Schema.String,
         key_hash: Schema.Uint8ArrayFromSelf,
-        is_admin: Schema.Boolean
+        is_admin: Schema.Boolean,
+        read_only: Schema.Boolean
       }),
       Result: ApiKeyRow,
       execute: (req) => sql`insert into api_keys ${sql.insert(req)} returning ${columns}`
@@ -45,7 +48,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
     // The live key of `hash` as `k`, marked used at most once a minute so reads stay cheap.
     const liveKey = (hash: Uint8Array) => sql`
       k as (
-        select id, account_id, is_admin, key_hash, last_used_at from api_keys
+        select id, account_id, is_admin, read_only, key_hash, last_used_at from api_keys
         where key_hash = ${hash} and revoked_at is null
       ), touched as (
         update api_keys set last_used_at = now() from k
@@ -56,7 +59,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
     const findLive = SqlSchema.findOne({
       Request: Schema.Uint8ArrayFromSelf,
       Result: KeyMatch,
-      execute: (hash) => sql`with ${liveKey(hash)} select id, account_id, is_admin, key_hash from k`
+      execute: (hash) => sql`with ${liveKey(hash)} select id, account_id, is_admin, read_only, key_hash from k`
     })
 
     /**
@@ -75,7 +78,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
             on conflict (credential, window_start) do update set count = c.count + 1
             returning count
           )
-          select id, account_id, is_admin, key_hash, (select count from counted) as count from k`
+          select id, account_id, is_admin, read_only, key_hash, (select count from counted) as count from k`
       })(undefined).pipe(Effect.orDie)
 
     const revoke = SqlSchema.findOne({

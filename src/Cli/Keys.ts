@@ -18,6 +18,9 @@ export const keyCreateCommand = Command.make(
     admin: Options.boolean("admin").pipe(
       Options.withDescription("An admin key reads every account's data and may filter GET /api/v1/sites.")
     ),
+    readOnly: Options.boolean("read-only").pipe(
+      Options.withDescription("The key can read but not change articles (its PUT, PATCH and featured image are 403).")
+    ),
     json: jsonOption
   },
   (args) =>

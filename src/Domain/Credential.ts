@@ -8,6 +8,11 @@ export interface Credential {
   readonly accountId: AccountId
   /** Admin credentials read every account's data; their writes still reach only their own account. */
   readonly isAdmin: boolean
+  /**
+   * Whether it may change anything: false for a read-only API key and for an assistant allowed to read only (its
+   * grant lacks the `content:write` scope). Its writes are 403 `forbidden`.
+   */
+  readonly canWrite: boolean
 }
 
 /** The door a call came through, recorded with the call and with the revision a change stores. */

@@ -19,7 +19,8 @@ import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
 import { Limits } from "../Limits/Limits.js"
 import { rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
-import { MCP_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
+import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
+import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolOutcome } from "./Server.js"
@@ -133,7 +134,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const unauthorized = (request: HttpServerRequest.HttpServerRequest, sent: boolean) =>
         errorResponse(new Unauthorized({ message: "Sign in: this endpoint needs an OAuth access token." }), {
           ...corsHeaders,
-          "www-authenticate": `Bearer resource_metadata="${resourceMetadataUrl(baseOf(request))}", scope="${MCP_SCOPE}"${
+          "www-authenticate": `Bearer resource_metadata="${resourceMetadataUrl(baseOf(request))}", scope="${CHALLENGE_SCOPE}"${
             sent ? `, error="invalid_token"` : ""
           }`
         })
@@ -187,6 +188,38 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           ? legacy(request, options)
           : modern.fetch(request, options)
 
+      /** Whether a message calls a tool that changes an article (its endpoint is not a GET). */
+      const callsWriteTool = (message: unknown) => {
+        if (!isJSONRPCRequest(message) || message.method !== "tools/call") return false
+        const name = (message.params as { readonly name?: unknown } | undefined)?.name
+        const tool = tools.find((candidate) => candidate.name === name)
+        return tool !== undefined && !tool.annotations.readOnlyHint
+      }
+
+      /**
+       * A write by a connection allowed to read only: HTTP 403 with the specification's insufficient-scope challenge,
+       * so that a client can ask the person to allow editing (a step-up), and nothing in the request runs.
+       */
+      const insufficientScope = (request: HttpServerRequest.HttpServerRequest) =>
+        HttpServerResponse.unsafeJson(
+          {
+            jsonrpc: "2.0",
+            id: null,
+            error: {
+              code: -32000,
+              message:
+                "This connection may only read. Ask the person to connect again and choose Read and edit (scope content:write)."
+            }
+          },
+          {
+            status: 403,
+            headers: {
+              ...corsHeaders,
+              "www-authenticate": `Bearer error="insufficient_scope", scope="${WRITE_SCOPE}", resource_metadata="${resourceMetadataUrl(baseOf(request))}", error_description="This connection may only read."`
+            }
+          }
+        )
+
       /** DNS-rebinding protection: a request must name this service as its host, and any origin must be its own. */
       const foreignHostOrOrigin = (request: HttpServerRequest.HttpServerRequest) => {
         const host = request.headers["host"]
@@ -215,6 +248,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           const revision = revisionOf(request.headers, messages)
           if (!batchRevisions.has(revision)) return batchRefused(revision)
         }
+        if (!credential.value.canWrite && messages.some(callsWriteTool)) return insufficientScope(request)
         // The answer carries the request-limit headers of the request (the POST's own, or a call's) that left the
         // fewest requests.
         let fewest: LimitHeaders | undefined
@@ -247,7 +281,12 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, value)
           const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body: text })
           return answerMcp(webRequest, {
-            authInfo: { token: Option.getOrElse(token, () => ""), clientId: "", scopes: [MCP_SCOPE], extra: { call } },
+            authInfo: {
+              token: Option.getOrElse(token, () => ""),
+              clientId: "",
+              scopes: (credential.value.canWrite ? READ_AND_EDIT : READ_ONLY).split(" "),
+              extra: { call }
+            },
             ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })
         })

@@ -215,7 +215,8 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
     tools.push({
       name: spec.name,
       title: spec.title,
-      description: spec.description,
+      // A write needs a connection the person allowed to edit; one allowed to read only gets a 403 challenge.
+      description: spec.readOnly ? spec.description : `${spec.description} Needs scope content:write.`,
       annotations: {
         readOnlyHint: spec.readOnly,
         // Every change is stored as a revision and can be restored, so no tool destroys anything.

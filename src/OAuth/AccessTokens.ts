@@ -2,6 +2,7 @@ import { Clock, Effect, Option } from "effect"
 import { hashSecret } from "../Auth/Secrets.js"
 import type { Credential } from "../Domain/Credential.js"
 import { OAuthRepo } from "./Repo.js"
+import { allowsWrite } from "./Scopes.js"
 import { ACCESS_TOKEN_PREFIX } from "./Tokens.js"
 
 /** The bearer tokens of the MCP endpoint: an access token stands for the user who allowed it. */
@@ -20,7 +21,13 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("OAuth/AccessTo
       const found = yield* repo.findAccess(hashSecret(token), new Date(now).toISOString())
       return Option.map(
         found,
-        (row): Credential => ({ kind: "user", id: row.user_id, accountId: row.account_id, isAdmin: row.is_admin })
+        (row): Credential => ({
+          kind: "user",
+          id: row.user_id,
+          accountId: row.account_id,
+          isAdmin: row.is_admin,
+          canWrite: allowsWrite(row.scope)
+        })
       )
     })
 

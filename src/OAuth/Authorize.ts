@@ -4,11 +4,14 @@ import type { ClientRow } from "./ClientsRepo.js"
 import type { ClientDocumentRefused } from "./MetadataDocuments.js"
 import { isS256Challenge } from "./Pkce.js"
 import { matchesRegistered, redirectLocation } from "./RedirectUris.js"
+import { allowsWrite } from "./Scopes.js"
 
 /** A validated authorization request. */
 export interface AuthorizeRequest {
   readonly client: ClientRow
   readonly redirectUri: string
+  /** Whether the client asked to change articles (`content:write`): the consent page then offers "Read and edit" first. */
+  readonly requestsWrite: boolean
   /** The redirect URI as the authorization response's `Location` (see `redirectLocation`). */
   readonly redirectLocation: string
   /** Whether the request named the redirect URI (else the client's only registered one is used). */
@@ -115,12 +118,14 @@ export const checkAuthorize = (
     if (resources.some((resource) => resource !== serverResource)) {
       return fail("invalid_target", `This server issues tokens only for ${serverResource}.`)
     }
-    // Scopes: there is only `mcp`, and it is what is granted whatever else is asked for (RFC 6749 §3.3).
+    // Scopes: content:read, and content:write when the person allows editing; what is granted is their choice on
+    // the consent page, whatever was asked for (RFC 6749 §3.3).
     return {
       _tag: "Valid",
       request: {
         client,
         redirectUri,
+        requestsWrite: allowsWrite(form.get("scope")),
         redirectLocation: location,
         redirectUriGiven: requested !== undefined,
         codeChallenge: challenge,

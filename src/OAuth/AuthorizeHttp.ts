@@ -8,6 +8,7 @@ import { type AuthorizeCheck, authorizationResponseUrl, checkAuthorize } from ".
 import { OAuthClients } from "./Clients.js"
 import { mcpResource } from "./Metadata.js"
 import { authorizeErrorPage, consentPage } from "./Pages.js"
+import { READ_AND_EDIT, READ_ONLY } from "./Scopes.js"
 import { OAuthTokens } from "./Tokens.js"
 
 /** The authorization response goes back to the client with a plain 302 (RFC 6749 §4.1.2). */
@@ -18,6 +19,10 @@ const found = (location: string) =>
  * `GET /authorize` shows the consent page (after sign-in); `POST /authorize` is that page's Allow / Deny. Both
  * validate the whole request from scratch.
  */
+/** The scope a consent form grants: "read" or "edit" as chosen, else what the client asked for. */
+const accessOf = (access: string | undefined, requestsWrite: boolean) =>
+  access === "read" ? READ_ONLY : access === "edit" || requestsWrite ? READ_AND_EDIT : READ_ONLY
+
 export const authorizeEndpoints = (baseOf: (request: HttpServerRequest.HttpServerRequest) => string) =>
   Effect.gen(function* () {
     const clients = yield* OAuthClients
@@ -89,7 +94,9 @@ export const authorizeEndpoints = (baseOf: (request: HttpServerRequest.HttpServe
         redirectUri: authorize.redirectUri,
         redirectUriGiven: authorize.redirectUriGiven,
         codeChallenge: authorize.codeChallenge,
-        resource: authorize.resource
+        resource: authorize.resource,
+        // The person's choice on the consent page; a form without one keeps what the client asked for.
+        scope: accessOf(form.value.get("access"), authorize.requestsWrite)
       })
       return respond({ code })
     })

@@ -1,5 +1,7 @@
-/** The one scope there is: use of the MCP endpoint on the signed-in user's behalf. */
-export const MCP_SCOPE = "mcp"
+import { READ_AND_EDIT, SCOPES_SUPPORTED } from "./Scopes.js"
+
+/** What a client is told to ask for (the 401's `scope`): both; the person then chooses on the consent page. */
+export const CHALLENGE_SCOPE = READ_AND_EDIT
 
 /**
  * How long after its first use a rotated refresh token still works once more, for a client whose token response was
@@ -17,7 +19,7 @@ export const resourceMetadataUrl = (base: string): string => `${base}/.well-know
 export const protectedResourceMetadata = (base: string) => ({
   resource: mcpResource(base),
   authorization_servers: [base],
-  scopes_supported: [MCP_SCOPE],
+  scopes_supported: [...SCOPES_SUPPORTED],
   bearer_methods_supported: ["header"],
   resource_name: "Content and backlink service (MCP)"
 })
@@ -29,7 +31,7 @@ export const authorizationServerMetadata = (base: string) => ({
   token_endpoint: `${base}/token`,
   registration_endpoint: `${base}/register`,
   revocation_endpoint: `${base}/revoke`,
-  scopes_supported: [MCP_SCOPE],
+  scopes_supported: [...SCOPES_SUPPORTED],
   response_types_supported: ["code"],
   response_modes_supported: ["query"],
   grant_types_supported: ["authorization_code", "refresh_token"],

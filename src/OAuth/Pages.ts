@@ -32,6 +32,11 @@ articles, as <strong>${options.email}</strong>.</p>
 <form method="post" action="/authorize">
 <input type="hidden" name="query" value="${request.query}">
 <input type="hidden" name="csrf" value="${options.csrf}">
+<fieldset class="access">
+<legend>What may it do?</legend>
+<label class="choice"><input type="radio" name="access" value="read"${request.requestsWrite ? null : html` checked`}> <strong>Read only</strong>: your websites, articles, backlinks and statistics</label>
+<label class="choice"><input type="radio" name="access" value="edit"${request.requestsWrite ? html` checked` : null}> <strong>Read and edit</strong>: also change articles (each change is kept as a revision you can restore)</label>
+</fieldset>
 <div class="actions">
 <button type="submit" name="decision" value="allow" class="primary">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

@@ -24,7 +24,12 @@ export class GrantRow extends Schema.Class<GrantRow>("GrantRow")({
   resource: Schema.NullOr(Schema.String)
 }) {}
 
-const AccessMatch = Schema.Struct({ user_id: UserId, account_id: AccountId, is_admin: Schema.Boolean })
+const AccessMatch = Schema.Struct({
+  user_id: UserId,
+  account_id: AccountId,
+  is_admin: Schema.Boolean,
+  scope: Schema.String
+})
 
 /**
  * Authorization codes, grants and tokens. Every secret is looked up by its SHA-256 hash; every time comes from the
@@ -177,7 +182,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       // The match also marks its grant as used now, unless that was done within the last minute.
       execute: ({ hash, now }) => sql`
         with found as (
-          select g.id as grant_id, g.last_used_at, u.id as user_id, u.account_id, u.is_admin
+          select g.id as grant_id, g.last_used_at, g.scope, u.id as user_id, u.account_id, u.is_admin
           from oauth_access_tokens t
           join oauth_grants g on g.id = t.grant_id
           join users u on u.id = g.user_id
@@ -189,7 +194,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
             where last_used_at is null or last_used_at < ${now}::timestamptz - interval '1 minute'
           )
         )
-        select user_id, account_id, is_admin from found`
+        select user_id, account_id, is_admin, scope from found`
     })
 
     /** Deletes codes and tokens that expired before `before` (along their expiry indexes). */

@@ -4,10 +4,11 @@ import { hashSecret, newSecret } from "../Auth/Secrets.js"
 import { AppConfig } from "../Config.js"
 import type { UserId } from "../Domain/Ids.js"
 import type { ClientRow } from "./ClientsRepo.js"
-import { MCP_SCOPE, REFRESH_GRACE_SECONDS } from "./Metadata.js"
+import { REFRESH_GRACE_SECONDS } from "./Metadata.js"
 import { verifierMatches } from "./Pkce.js"
 import { OAuthRepo } from "./Repo.js"
 import { invalidGrant, invalidRequest, invalidTarget, OAuthError } from "./Responses.js"
+import { isKnownScope, SCOPES_SUPPORTED, withinGranted } from "./Scopes.js"
 
 export const CODE_PREFIX = "cbs_ac_"
 export const ACCESS_TOKEN_PREFIX = "cbs_at_"
@@ -70,6 +71,8 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
       readonly redirectUriGiven: boolean
       readonly codeChallenge: string
       readonly resource: string | null
+      /** What the person allowed: READ_ONLY or READ_AND_EDIT. */
+      readonly scope: string
     }) {
       const now = yield* Clock.currentTimeMillis
       yield* repo.pruneExpired(iso(now - KEEP_EXPIRED_MS))
@@ -82,7 +85,7 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
         redirect_uri_given: grant.redirectUriGiven,
         code_challenge: grant.codeChallenge,
         resource: grant.resource,
-        scope: MCP_SCOPE,
+        scope: grant.scope,
         created_at: iso(now),
         expires_at: iso(now + CODE_SECONDS * 1000)
       })
@@ -170,8 +173,11 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
       if (request.resource !== undefined && request.resource !== request.serverResource) {
         return yield* invalidTarget(`This server issues tokens only for ${request.serverResource}.`)
       }
-      if (request.scope !== undefined && !request.scope.split(" ").every((s) => s === "" || s === MCP_SCOPE)) {
-        return yield* new OAuthError({ error: "invalid_scope", description: `The only scope is ${MCP_SCOPE}.` })
+      if (request.scope !== undefined && !isKnownScope(request.scope)) {
+        return yield* new OAuthError({
+          error: "invalid_scope",
+          description: `The scopes are ${SCOPES_SUPPORTED.join(" and ")}.`
+        })
       }
       const now = yield* Clock.currentTimeMillis
       const hash = hashSecret(refreshToken)
@@ -183,6 +189,19 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
               now: iso(now),
               graceStart: iso(now - REFRESH_GRACE_SECONDS * 1000)
             })
+            if (
+              Option.isSome(grant) &&
+              request.scope !== undefined &&
+              !withinGranted(request.scope, grant.value.scope)
+            ) {
+              // A refresh never widens what the person allowed: that takes a new authorization.
+              return yield* Effect.fail(
+                new OAuthError({
+                  error: "invalid_scope",
+                  description: `This connection was allowed ${grant.value.scope} only; ask the person again to widen it.`
+                })
+              )
+            }
             return yield* Option.match(grant, {
               onNone: () => Effect.succeed(Option.none<TokenResponse>()),
               onSome: (g) => Effect.map(issue(g.grant_id, client, g.scope, now), Option.some)

@@ -1,6 +1,7 @@
 import { Clock, Effect } from "effect"
 import { NotFound } from "../Domain/Errors.js"
 import type { UserId } from "../Domain/Ids.js"
+import { READ_AND_EDIT, READ_ONLY } from "../OAuth/Scopes.js"
 import { AssistantsRepo } from "./AssistantsRepo.js"
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
@@ -25,6 +26,16 @@ export class Assistants extends Effect.Service<Assistants>()("Web/Assistants", {
       if (revoked === 0) return yield* new NotFound({ message: "No such connected assistant." })
     })
 
-    return { list, disconnect }
+    /** What the client may do on the user's account from now on: read only, or read and edit. */
+    const setAccess = Effect.fn("Assistants.setAccess")(function* (
+      userId: UserId,
+      clientId: string,
+      access: "read" | "edit"
+    ) {
+      const changed = yield* repo.setScope({ userId, clientId, scope: access === "edit" ? READ_AND_EDIT : READ_ONLY })
+      if (changed === 0) return yield* new NotFound({ message: "No such connected assistant." })
+    })
+
+    return { list, disconnect, setAccess }
   })
 }) {}

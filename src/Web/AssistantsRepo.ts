@@ -11,7 +11,9 @@ export class AssistantRow extends Schema.Class<AssistantRow>("AssistantRow")({
   redirect_uris: Schema.Array(Schema.String),
   /** When it was first connected (its oldest live grant), and when it last used its access (null: never). */
   connected_at: Schema.String,
-  last_used_at: Schema.NullOr(Schema.String)
+  last_used_at: Schema.NullOr(Schema.String),
+  /** The scopes of its live grants (see OAuth/Scopes.ts): whether it may only read, or also edit. */
+  scopes: Schema.String
 }) {}
 
 /**
@@ -30,7 +32,8 @@ export class AssistantsRepo extends Effect.Service<AssistantsRepo>()("Web/Assist
       execute: ({ userId, now }) => sql`
         select c.client_id, c.client_name, c.redirect_uris,
           ${sql.unsafe(rfc3339("min(g.created_at)"))} as connected_at,
-          ${sql.unsafe(rfc3339("max(g.last_used_at)"))} as last_used_at
+          ${sql.unsafe(rfc3339("max(g.last_used_at)"))} as last_used_at,
+          string_agg(distinct g.scope, ' ') as scopes
         from oauth_grants g
         join oauth_clients c on c.client_id = g.client_id
         where g.user_id = ${userId} and g.revoked_at is null
@@ -69,7 +72,25 @@ export class AssistantsRepo extends Effect.Service<AssistantsRepo>()("Web/Assist
         select count(*)::int as revoked from grants`
     })
 
+    /** Sets what the client's live grants allow (every token of theirs follows at once); how many changed. */
+    const setScope = SqlSchema.single({
+      Request: Schema.Struct({ userId: UserId, clientId: Schema.String, scope: Schema.String }),
+      Result: Schema.Struct({ changed: Schema.Number }),
+      execute: ({ userId, clientId, scope }) => sql`
+        with changed as (
+          update oauth_grants set scope = ${scope}
+          where user_id = ${userId} and client_id = ${clientId} and revoked_at is null
+          returning id
+        )
+        select count(*)::int as changed from changed`
+    })
+
     return {
+      setScope: (req: Parameters<typeof setScope>[0]) =>
+        setScope(req).pipe(
+          Effect.map((row) => row.changed),
+          Effect.orDie
+        ),
       listLive: (userId: UserId, now: string) => listLive({ userId, now }).pipe(Effect.orDie),
       revokeClient: (req: Parameters<typeof revokeClient>[0]) =>
         revokeClient(req).pipe(

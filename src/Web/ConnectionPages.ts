@@ -1,4 +1,5 @@
 import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
+import { allowsWrite } from "../OAuth/Scopes.js"
 import { copyScriptSrc } from "../Ui/Assets.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
@@ -26,6 +27,7 @@ const copyable = (id: string, label: string, value: string) => html`<label for="
 const keyCells = (key: ApiKeyRow) =>
   [
     html`${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}`,
+    key.read_only ? "Read only" : "Read and edit",
     html`<code>${key.prefix}…</code>`,
     timestamp(key.created_at),
     timestamp(key.last_used_at),
@@ -46,6 +48,7 @@ ${
         caption: "Your API keys",
         columns: [
           { label: "Name" },
+          { label: "May" },
           { label: "Key starts with" },
           { label: "Created" },
           { label: "Last used" },
@@ -63,6 +66,8 @@ ${csrfField(viewer)}
 <input id="key-name" name="name" type="text" required maxlength="${MAX_KEY_NAME}" autocomplete="off"
   aria-describedby="key-name-help${error === undefined ? "" : " key-error"}">
 <p id="key-name-help" class="muted">For example the program or person that will use it.</p>
+<label class="choice"><input type="checkbox" name="read_only" value="1"> Read only: the key can read your websites,
+articles, backlinks and statistics, but not change articles</label>
 <button type="submit" class="primary">Create key</button>
 </form>`
 
@@ -94,7 +99,22 @@ const assistantName = (assistant: AssistantRow) => assistant.client_name ?? "Unn
 const returnAddresses = (assistant: AssistantRow) =>
   html`${assistant.redirect_uris.map((uri, i) => html`${i > 0 ? html`<br>` : null}<code>${uri}</code>`)}`
 
-const assistantsSection = (assistants: ReadonlyArray<AssistantRow>) => html`
+/** What an assistant may do, and a form to change it (every token of the assistant follows at once). */
+const accessForm = (viewer: Viewer, assistant: AssistantRow) => {
+  const canEdit = allowsWrite(assistant.scopes)
+  const id = `access-${encodeURIComponent(assistant.client_id).replace(/[^A-Za-z0-9-]/g, "")}`
+  return html`<form method="post" action="/connection/assistants/${encodeURIComponent(assistant.client_id)}/access" class="access-form">
+${csrfField(viewer)}
+<label for="${id}" class="visually-hidden">What ${assistantName(assistant)} may do</label>
+<select id="${id}" name="access">
+<option value="read"${canEdit ? null : html` selected`}>Read only</option>
+<option value="edit"${canEdit ? html` selected` : null}>Read and edit</option>
+</select>
+<button type="submit" class="small">Change<span class="visually-hidden"> for ${assistantName(assistant)}</span></button>
+</form>`
+}
+
+const assistantsSection = (viewer: Viewer, assistants: ReadonlyArray<AssistantRow>) => html`
 <h2 id="assistants">Connected assistants</h2>
 <p>Each assistant named itself when it registered; its return address and its client id tell apart assistants that
 chose the same name.</p>
@@ -106,6 +126,7 @@ ${
         columns: [
           { label: "Assistant" },
           { label: "Returns to" },
+          { label: "May" },
           { label: "Connected" },
           { label: "Last used" },
           { label: "Action" }
@@ -115,6 +136,7 @@ ${
             [
               html`${assistantName(assistant)}<span class="address muted">client id <code>${assistant.client_id}</code></span>`,
               returnAddresses(assistant),
+              accessForm(viewer, assistant),
               timestamp(assistant.connected_at),
               timestamp(assistant.last_used_at),
               html`<a class="button small" href="/connection/assistants/${encodeURIComponent(assistant.client_id)}/revoke">Disconnect<span class="visually-hidden"> ${assistantName(assistant)}, client id ${assistant.client_id}</span></a>`
@@ -125,7 +147,9 @@ ${
 
 const notices: Record<string, string> = {
   "key-revoked": "The key was revoked. Requests with it are now refused.",
-  "assistant-disconnected": "The assistant was disconnected. It can no longer use your account."
+  "assistant-disconnected": "The assistant was disconnected. It can no longer use your account.",
+  "assistant-read": "The assistant may now only read. Its next change is refused until you allow editing again.",
+  "assistant-edit": "The assistant may now read and edit articles."
 }
 
 /** `GET /connection`: API keys, the MCP address with instructions, and the connected assistants. */
@@ -144,7 +168,7 @@ export const connectionPage = (
 ${notice === undefined ? null : html`<p class="notice" role="status">${notice}</p>`}
 ${keysSection(viewer, connection.keys, options.error)}
 ${mcpSection(connection.mcpUrl)}
-${assistantsSection(connection.assistants)}`
+${assistantsSection(viewer, connection.assistants)}`
   })
 }
 

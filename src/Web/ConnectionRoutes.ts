@@ -58,7 +58,12 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
             const error = `Give the key a name of 1 to ${MAX_KEY_NAME} characters.`
             return sendPage(connectionPage(viewer, yield* connection(viewer), { error }), 400)
           }
-          const created = yield* keys.create({ accountId: viewer.credential.accountId, name, isAdmin: false })
+          const created = yield* keys.create({
+            accountId: viewer.credential.accountId,
+            name,
+            isAdmin: false,
+            readOnly: form.get("read_only") === "1"
+          })
           // Answered directly (never stored, never cached): this response is the only place the key ever appears.
           return sendPage(keyCreatedPage(viewer, name, created.key))
         })
@@ -105,6 +110,24 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
           if (Option.isNone(id) || !own.some((key) => key.id === id.value)) return notFoundPage(viewer, "API key")
           yield* keys.revoke(id.value)
           return seeOther("/connection?done=key-revoked#keys")
+        })
+      )
+    )
+
+    yield* router.post(
+      "/connection/assistants/:clientId/access",
+      guard.form("/connection", (viewer, form) =>
+        Effect.gen(function* () {
+          const clientId = (yield* HttpRouter.params)["clientId"] ?? ""
+          const access = form.get("access")
+          if (access !== "read" && access !== "edit") {
+            const error = "Choose Read only or Read and edit for the assistant."
+            return sendPage(connectionPage(viewer, yield* connection(viewer), { error }), 400)
+          }
+          return yield* assistants.setAccess(viewer.userId, clientId, access).pipe(
+            Effect.as(seeOther(`/connection?done=assistant-${access}#assistants`)),
+            Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "connected assistant")))
+          )
         })
       )
     )

@@ -15,7 +15,13 @@ const viewerOf = (session: Session): Viewer => ({
   userId: session.user.user_id,
   email: session.user.email,
   // The pages show the user's own account only: an admin's wider read access is for the API, not for these pages.
-  credential: { kind: "user", id: session.user.user_id, accountId: session.user.account_id, isAdmin: false },
+  credential: {
+    kind: "user",
+    id: session.user.user_id,
+    accountId: session.user.account_id,
+    isAdmin: false,
+    canWrite: true
+  },
   csrf: csrfToken(session.token)
 })
 

@@ -97,7 +97,9 @@ export const submitSignIn = (browser: Browser, fields: Record<string, string>, h
 export const allowInBrowser = (
   browser: Browser,
   authorizationUrl: URL,
-  user: { readonly email: string; readonly password: string }
+  user: { readonly email: string; readonly password: string },
+  /** The person's choice on the consent page; without it the page's default (what the client asked for). */
+  access?: "read" | "edit"
 ) =>
   Effect.gen(function* () {
     const start = yield* browser.get(authorizationUrl)
@@ -116,7 +118,8 @@ export const allowInBrowser = (
     const back = yield* browser.post("/authorize", {
       query: hiddenField(consent.text, "query") ?? "",
       csrf: hiddenField(consent.text, "csrf") ?? "",
-      decision: "allow"
+      decision: "allow",
+      ...(access === undefined ? {} : { access })
     })
     assert.strictEqual(back.status, 302, `POST /authorize: ${back.text}`)
     return { location: back.location!, params: new URL(back.location!).searchParams }
@@ -197,12 +200,18 @@ export const signInWithSdk = (options: {
   readonly browser: Browser
   readonly user: { readonly email: string; readonly password: string }
   readonly provider?: TestOAuthProvider
+  readonly access?: "read" | "edit"
 }) =>
   Effect.gen(function* () {
     const provider = options.provider ?? new TestOAuthProvider()
     const started = yield* Effect.promise(() => auth(provider, { serverUrl: options.mcpUrl }))
     assert.strictEqual(started, "REDIRECT")
-    const back = yield* allowInBrowser(options.browser, provider.authorizationUrls[0]!, options.user)
+    const back = yield* allowInBrowser(
+      options.browser,
+      provider.authorizationUrls.at(-1)!,
+      options.user,
+      options.access
+    )
     const code = back.params.get("code")
     assert.isString(code, back.location)
     const finished = yield* Effect.promise(() =>

@@ -34,7 +34,13 @@ export const articleRewrite = (args: {
     yield* edits
       .replace(
         {
-          credential: { kind: "user", id: owner.value.user_id, accountId: owner.value.account_id, isAdmin: false },
+          credential: {
+            kind: "user",
+            id: owner.value.user_id,
+            accountId: owner.value.account_id,
+            isAdmin: false,
+            canWrite: true
+          },
           origin: "rewrite",
           reason: payload.reason
         },

@@ -5,7 +5,12 @@ import { ApiKeyId } from "../../Domain/Ids.js"
 import { CliError } from "../CliError.js"
 import type { Result } from "../Output.js"
 
-export const keyCreate = (args: { readonly account: string; readonly name: string; readonly admin: boolean }) =>
+export const keyCreate = (args: {
+  readonly account: string
+  readonly name: string
+  readonly admin: boolean
+  readonly readOnly: boolean
+}) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
     const keys = yield* ApiKeys
@@ -14,16 +19,30 @@ export const keyCreate = (args: { readonly account: string; readonly name: strin
       return yield* new CliError({ message: `no account has a user with e-mail ${args.account}` })
     }
     const { email, account_id } = found.value
-    const { key, row } = yield* keys.create({ accountId: account_id, name: args.name, isAdmin: args.admin })
+    const { key, row } = yield* keys.create({
+      accountId: account_id,
+      name: args.name,
+      isAdmin: args.admin,
+      readOnly: args.readOnly
+    })
     return {
       text: [
         `API key: ${key}`,
         `key id: ${row.id}`,
         `prefix: ${row.prefix}`,
-        `account: ${email} (account id ${account_id})${args.admin ? ", admin" : ""}`,
+        `account: ${email} (account id ${account_id})${args.admin ? ", admin" : ""}${args.readOnly ? ", read only" : ""}`,
         "The key is shown only this once: store it now."
       ],
-      json: { key, id: row.id, prefix: row.prefix, name: args.name, admin: args.admin, account_id, email }
+      json: {
+        key,
+        id: row.id,
+        prefix: row.prefix,
+        name: args.name,
+        admin: args.admin,
+        read_only: args.readOnly,
+        account_id,
+        email
+      }
     } satisfies Result
   }).pipe(Effect.provide([Accounts.Default, ApiKeys.Default]))
 
