@@ -25,8 +25,8 @@ export const consentPage = (options: {
     name === null
       ? html`An application that did not give its name (client id <code>${request.client.client_id}</code>)`
       : html`<strong>${name}</strong>`
-  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf: read your websites, articles, backlinks and statistics, and edit
-articles, as <strong>${options.email}</strong>.</p>
+  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf, as <strong>${options.email}</strong>: read your websites, articles,
+backlinks and statistics, and, if you choose so below, edit articles.</p>
 <p>If you allow it, you will be sent back to <strong>${host}</strong>.</p>
 <p class="muted">The application chose its own name. Allow only if you started this connection yourself.</p>
 <form method="post" action="/authorize">
@@ -34,8 +34,10 @@ articles, as <strong>${options.email}</strong>.</p>
 <input type="hidden" name="csrf" value="${options.csrf}">
 <fieldset class="access">
 <legend>What may it do?</legend>
-<label class="choice"><input type="radio" name="access" value="read"${request.requestsWrite ? null : html` checked`}> <strong>Read only</strong>: your websites, articles, backlinks and statistics</label>
-<label class="choice"><input type="radio" name="access" value="edit"${request.requestsWrite ? html` checked` : null}> <strong>Read and edit</strong>: also change articles (each change is kept as a revision you can restore)</label>
+<div class="choice"><input type="radio" id="access-read" name="access" value="read"${request.requestsWrite ? null : html` checked`}>
+<label for="access-read"><strong>Read only</strong>: your websites, articles, backlinks and statistics</label></div>
+<div class="choice"><input type="radio" id="access-edit" name="access" value="edit"${request.requestsWrite ? html` checked` : null}>
+<label for="access-edit"><strong>Read and edit</strong>: also change articles (each change is kept as a revision you can restore)</label></div>
 </fieldset>
 <div class="actions">
 <button type="submit" name="decision" value="allow" class="primary">Allow</button>

@@ -66,8 +66,9 @@ ${csrfField(viewer)}
 <input id="key-name" name="name" type="text" required maxlength="${MAX_KEY_NAME}" autocomplete="off"
   aria-describedby="key-name-help${error === undefined ? "" : " key-error"}">
 <p id="key-name-help" class="muted">For example the program or person that will use it.</p>
-<label class="choice"><input type="checkbox" name="read_only" value="1"> Read only: the key can read your websites,
-articles, backlinks and statistics, but not change articles</label>
+<div class="choice"><input type="checkbox" id="key-read-only" name="read_only" value="1">
+<label for="key-read-only">Read only: the key can read your websites, articles, backlinks and statistics, but not
+change articles</label></div>
 <button type="submit" class="primary">Create key</button>
 </form>`
 
