@@ -65,7 +65,7 @@ const door = Door.of({
   authenticate: Effect.succeed({
     credential: user,
     origin: "MCP",
-    requests: { limit: 60, remaining: 59, reset: 60, exceeded: false }
+    requests: { limit: 60, remaining: 59, reset: 60, exceeded: false, editsRemaining: 200, editsReset: 3600 }
   }),
   callName: () => ({ method: null, path: null, tool: "annotate_note" })
 })

@@ -18,6 +18,9 @@ export interface RequestAllowance {
   /** Seconds until the window resets. */
   readonly reset: number
   readonly exceeded: boolean
+  /** The account's article changes left today (UTC), and the seconds until the quota renews at midnight UTC. */
+  readonly editsRemaining: number
+  readonly editsReset: number
 }
 
 /** Who makes the request being served, through which door, and where that leaves their request limit. */

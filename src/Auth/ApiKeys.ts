@@ -67,14 +67,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
 
     /**
      * `authenticate`, counting the request in the credential's per-minute `window` in the same statement (see
-     * Limits.allowanceAfter); the window's count with the credential.
+     * Limits.allowanceAfter); the window's count and the account's changes today with the credential.
      */
     const authenticateCounting = (key: string, window: RequestWindow) => {
       if (!plausible(key)) return Effect.succeed(Option.none())
       const hash = hashSecret(key)
-      return Effect.map(repo.findLiveCounting(hash, counterKeyPrefix("api_key"), window.iso), (found) =>
+      return Effect.map(repo.findLiveCounting(hash, counterKeyPrefix("api_key"), window.iso, window.day), (found) =>
         Option.flatMap(found, (row) =>
-          Option.map(credentialOf(row, hash), (credential) => ({ credential, count: row.count }))
+          Option.map(credentialOf(row, hash), (credential) => ({ credential, count: row.count, edits: row.edits }))
         )
       )
     }

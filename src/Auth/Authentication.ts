@@ -58,8 +58,8 @@ export const NetworkDoor = Effect.gen(function* () {
       if (Option.isNone(found)) {
         return yield* new Unauthorized({ message: "The API key is unknown or has been revoked." })
       }
-      const { credential, count } = found.value
-      return { credential, origin: "API", requests: yield* limits.allowanceAfter(credential, window, count) }
+      const { credential, count, edits } = found.value
+      return { credential, origin: "API", requests: yield* limits.allowanceAfter(credential, window, count, edits) }
     }),
     callName: (request) => ({ method: request.method, path: pathOf(request.url), tool: null })
   })

@@ -113,7 +113,7 @@ export const DryRunQuery = Schema.Struct({
     Schema.BooleanFromString.annotations({
       jsonSchema: {
         type: "boolean",
-        description: "true: check all, save nothing, answer the would-be article."
+        description: "true: check all and answer the would-be article; saves nothing, uses none of the day's edits."
       }
     })
   )

@@ -27,6 +27,8 @@ export interface RequestWindow {
   readonly start: number
   /** `start` as an ISO timestamp, the form the counters are kept under. */
   readonly iso: string
+  /** The UTC day of `now`, the one the edit quota is counted in. */
+  readonly day: string
 }
 
 export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
@@ -38,14 +40,14 @@ export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
     /** The window a request made now is counted in. */
     const currentWindow = Effect.map(Clock.currentTimeMillis, (now): RequestWindow => {
       const start = Math.floor(now / WINDOW_MS) * WINDOW_MS
-      return { now, start, iso: new Date(start).toISOString() }
+      return { now, start, iso: new Date(start).toISOString(), day: toCalendarDate(new Date(now)) }
     })
 
     /**
      * Where `credential` stands once its request made `count` in `window` (counted by `countRequest`, or by the
      * statement that found an API key).
      */
-    const allowanceAfter = (credential: Credential, window: RequestWindow, count: number) =>
+    const allowanceAfter = (credential: Credential, window: RequestWindow, count: number, editsUsed: number) =>
       Effect.as(
         // The first request of a window clears the credential's earlier ones, so the table stays one row per
         // active credential without a background job.
@@ -54,15 +56,18 @@ export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
           limit: config.requestsPerMinute,
           remaining: Math.max(0, config.requestsPerMinute - count),
           reset: Math.max(1, Math.ceil((window.start + WINDOW_MS - window.now) / 1000)),
-          exceeded: count > config.requestsPerMinute
+          exceeded: count > config.requestsPerMinute,
+          editsRemaining: Math.max(0, config.editsPerDay - editsUsed),
+          editsReset: secondsToUtcMidnight(window.now)
         } satisfies RequestAllowance
       )
 
     /** Counts a request of `credential` and tells where that leaves it in its current window. */
     const countRequest = (credential: Credential) =>
       Effect.flatMap(currentWindow, (window) =>
-        Effect.flatMap(repo.countRequest(credentialKey(credential), window.iso), ({ count }) =>
-          allowanceAfter(credential, window, count)
+        Effect.flatMap(
+          repo.countRequest(credentialKey(credential), window.iso, credential.accountId, window.day),
+          ({ count, edits }) => allowanceAfter(credential, window, count, edits)
         )
       )
 
@@ -87,6 +92,13 @@ export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
       if (Option.isNone(taken)) return yield* exceeded(now)
     })
 
+    /** The account's article changes left today (UTC): for a write's answer, after its change. */
+    const editsRemaining = Effect.fn("Limits.editsRemaining")(function* (accountId: AccountId) {
+      const now = yield* Clock.currentTimeMillis
+      const used = yield* repo.editsUsed(accountId, toCalendarDate(new Date(now)))
+      return Math.max(0, config.editsPerDay - used)
+    })
+
     /** Deletes request windows that ended more than a minute ago (those of credentials no longer in use). */
     const pruneRequestCounters = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
@@ -99,6 +111,7 @@ export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
       countRequest,
       takeEdit,
       checkEdit,
+      editsRemaining,
       pruneRequestCounters,
       editsPerDay: config.editsPerDay
     }

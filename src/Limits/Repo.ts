@@ -3,21 +3,27 @@ import { Effect, Schema } from "effect"
 import type { AccountId } from "../Domain/Ids.js"
 
 const Count = Schema.Struct({ count: Schema.Number })
+const CountAndEdits = Schema.Struct({ count: Schema.Number, edits: Schema.Number })
 
 export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** Counts one request in its window, atomically; returns the window's count including it. */
-    const countRequest = (credential: string, windowStart: string) =>
+    /**
+     * Counts one request in its window, atomically; returns the window's count including it, and in the same
+     * statement the changes `accountId` has made on `day`.
+     */
+    const countRequest = (credential: string, windowStart: string, accountId: AccountId, day: string) =>
       SqlSchema.single({
         Request: Schema.Void,
-        Result: Count,
+        Result: CountAndEdits,
         execute: () => sql`
           insert into request_counters as c (credential, window_start, count)
           values (${credential}, ${windowStart}::timestamptz, 1)
           on conflict (credential, window_start) do update set count = c.count + 1
-          returning count`
+          returning count,
+            coalesce((select e.count from edit_counters e where e.account_id = ${accountId} and e.day = ${day}::date), 0)
+              as edits`
       })(undefined).pipe(Effect.orDie)
 
     /**

@@ -14,7 +14,9 @@ export const withLimitHeaders = (
     "ratelimit-limit": String(allowance.limit),
     "ratelimit-remaining": String(allowance.remaining),
     "ratelimit-reset": String(allowance.reset),
-    "ratelimit-policy": `"requests";q=${allowance.limit};w=60, "edits";q=${editsPerDay};w=86400`
+    "ratelimit-policy": `"requests";q=${allowance.limit};w=60, "edits";q=${editsPerDay};w=86400`,
+    // Both quotas as they stand after this request: requests left in the minute, article changes left today.
+    ratelimit: `"requests";r=${allowance.remaining};t=${allowance.reset}, "edits";r=${allowance.editsRemaining};t=${allowance.editsReset}`
   }
   if (response.status === 429 && response.headers["retry-after"] === undefined) {
     headers["retry-after"] = String(allowance.reset)
@@ -33,10 +35,19 @@ export const rateLimited = (allowance: RequestAllowance) =>
  * Judges a counted request: the response will carry the limit headers, and a request over the limit fails with 429
  * `rate_limited`. Every authenticated API request and tool call is judged here.
  */
-export const admit = (allowance: RequestAllowance, editsPerDay: number) =>
+export const admit = (
+  allowance: RequestAllowance,
+  editsPerDay: number,
+  /** The edits left now: read again for a write's answer, whose change may have used one. */
+  editsRemaining: Effect.Effect<number>
+) =>
   Effect.gen(function* () {
-    yield* HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(withLimitHeaders(response, allowance, editsPerDay))
+    yield* HttpApp.appendPreResponseHandler((request, response) =>
+      request.method === "GET" || request.method === "HEAD" || response.status >= 300
+        ? Effect.succeed(withLimitHeaders(response, allowance, editsPerDay))
+        : Effect.map(editsRemaining, (left) =>
+            withLimitHeaders(response, { ...allowance, editsRemaining: left }, editsPerDay)
+          )
     )
     if (allowance.exceeded) return yield* rateLimited(allowance)
   })
@@ -48,7 +59,7 @@ export const RequestLimitLive = Layer.effect(
       const caller = yield* Effect.serviceOption(CurrentCaller)
       if (Option.isNone(caller)) return yield* Effect.dieMessage("RequestLimit runs after Authentication")
       // Counted as it was authenticated, whichever door it came through.
-      yield* admit(caller.value.requests, limits.editsPerDay)
+      yield* admit(caller.value.requests, limits.editsPerDay, limits.editsRemaining(caller.value.credential.accountId))
     })
   )
 )

@@ -23,7 +23,7 @@ import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
 import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
-import { makeMcpServer, type ToolOutcome } from "./Server.js"
+import { makeMcpServer, type ToolLimits, type ToolOutcome } from "./Server.js"
 import { toolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
 
@@ -55,6 +55,21 @@ const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
 interface LimitHeaders {
   readonly remaining: number
   readonly headers: Readonly<Record<string, string>>
+}
+
+/** The limits an answer's `RateLimit` header states (see RequestLimit.withLimitHeaders), for a tool result. */
+const toolLimitsOf = (response: HttpServerResponse.HttpServerResponse): ToolLimits | undefined => {
+  const field = response.headers["ratelimit"] ?? ""
+  const item = (name: string) => new RegExp(`"${name}";r=(\\d+);t=(\\d+)`).exec(field)
+  const requests = item("requests")
+  const edits = item("edits")
+  if (requests === null || edits === null) return undefined
+  return {
+    requests_remaining: Number(requests[1]),
+    requests_reset_seconds: Number(requests[2]),
+    edits_remaining: Number(edits[1]),
+    edits_reset_seconds: Number(edits[2])
+  }
 }
 
 /** The request-limit headers of an answer, and how many requests they leave. */
@@ -91,10 +106,12 @@ export const answerTool = (door: Door["Type"], tool: Tool, args: Readonly<Record
     }
     const response = yield* answerInProcess(HttpServerRequest.fromWeb(request.right), Context.make(Door, door))
     const { text, json } = yield* bodyOf(response)
+    const stated = toolLimitsOf(response)
+    const limits = stated === undefined ? {} : { limits: stated }
     const outcome: ToolOutcome =
       response.status >= 200 && response.status < 300
-        ? { _tag: "Ok", data: json, text }
-        : { _tag: "Error", status: response.status, body: json, text }
+        ? { _tag: "Ok", data: json, text, ...limits }
+        : { _tag: "Error", status: response.status, body: json, text, ...limits }
     return { outcome, limits: limitHeadersOf(response) }
   })
 

@@ -7,9 +7,25 @@ import type { Tool } from "./Tools.js"
  * What a tool call came to: the structured result, or the public error body with its HTTP status; `text` is the
  * endpoint's JSON answer as it sent it, which the result's text content repeats.
  */
-export type ToolOutcome =
+export type ToolOutcome = (
   | { readonly _tag: "Ok"; readonly data: Record<string, unknown>; readonly text: string }
   | { readonly _tag: "Error"; readonly status: number; readonly body: Record<string, unknown>; readonly text: string }
+) & { readonly limits?: ToolLimits | undefined }
+
+/**
+ * Where the call left the limits, as its endpoint's `RateLimit` header says: the credential's requests left this
+ * minute and the account's article changes left today, each with the seconds until it renews. Every tool result
+ * carries it in `_meta`, so an assistant can plan (a dry run uses no change).
+ */
+export interface ToolLimits {
+  readonly requests_remaining: number
+  readonly requests_reset_seconds: number
+  readonly edits_remaining: number
+  readonly edits_reset_seconds: number
+}
+
+/** The `_meta` key of the limits. */
+export const LIMITS_META = "content-backlink-service/limits"
 
 /**
  * One JSON Schema validator for every request's server (it keeps what it compiled): each server would otherwise make
@@ -59,9 +75,10 @@ export const makeMcpServer = (
       return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }] }
     }
     const outcome = await call(tool, request.params.arguments ?? {})
+    const meta = outcome.limits === undefined ? {} : { _meta: { [LIMITS_META]: outcome.limits } }
     return outcome._tag === "Ok"
-      ? { structuredContent: outcome.data, content: [{ type: "text", text: outcome.text }] }
-      : { isError: true, content: [{ type: "text", text: outcome.text }] }
+      ? { structuredContent: outcome.data, content: [{ type: "text", text: outcome.text }], ...meta }
+      : { isError: true, content: [{ type: "text", text: outcome.text }], ...meta }
   })
   return server
 }
