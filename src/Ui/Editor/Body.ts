@@ -1,12 +1,5 @@
 import { DOMParser, type Mark, type Node } from "prosemirror-model"
-import {
-  attributePairs,
-  CELL_ATTRIBUTES,
-  IMAGE_ATTRIBUTES,
-  LINK_ATTRIBUTES,
-  LIST_ATTRIBUTES,
-  schema
-} from "./Schema.js"
+import { attributePairs, LINK_ATTRIBUTES, schema, shownAs } from "./Schema.js"
 
 /**
  * An article body in and out of the editor. The body the editor opens is canonical HTML; what it writes back must
@@ -136,9 +129,6 @@ const escapeAttribute = (text: string) =>
 const attributesOf = (pairs: ReadonlyArray<readonly [string, string]>) =>
   pairs.map(([name, value]) => ` ${name}="${escapeAttribute(value)}"`).join("")
 
-const element = (tag: string, pairs: ReadonlyArray<readonly [string, string]>, inner: string) =>
-  `<${tag}${attributesOf(pairs)}>${inner}</${tag}>`
-
 const markTag = (mark: Mark) => (mark.type.name === "link" ? "a" : mark.type.name)
 const openMark = (mark: Mark) =>
   `<${markTag(mark)}${mark.type.name === "link" ? attributesOf(attributePairs(mark.attrs, LINK_ATTRIBUTES)) : ""}>`
@@ -148,14 +138,11 @@ const leafOf = (node: Node): string => {
   switch (node.type.name) {
     case "text":
       return escapeText(node.text ?? "")
-    case "hard_break":
-      return "<br>"
-    case "image":
-      return `<img${attributesOf(attributePairs(node.attrs, IMAGE_ATTRIBUTES))}>`
     case "protected_link":
       return `<a${attributesOf(node.attrs["attributes"] as ReadonlyArray<[string, string]>)}>${node.attrs["html"] as string}</a>`
     default:
-      return ""
+      // A line break or an image: its start tag.
+      return startTag(node)?.open ?? ""
   }
 }
 
@@ -188,56 +175,23 @@ const childrenOf = (node: Node) => {
   return parts.join("")
 }
 
-/** A block node as HTML, as the service's sanitiser would write it. */
+/** A node's start tag, with the attributes the schema keeps for it (a leaf is its start tag alone). */
+const startTag = (node: Node) => {
+  const shown = shownAs[node.type.name]
+  if (shown === undefined) return undefined
+  const tag = shown.tag(node)
+  return { tag, open: `<${tag}${attributesOf(attributePairs(node.attrs, shown.names ?? []))}>` }
+}
+
+/** A block node as HTML, as the service's sanitiser would write it: the element the schema shows it as. */
 const blockOf = (node: Node): string => {
-  const attrs = node.attrs
-  switch (node.type.name) {
-    case "paragraph":
-      return `<p>${inlineOf(node)}</p>`
-    case "heading":
-      return element(`h${attrs["level"]}`, [], inlineOf(node))
-    case "code_block": {
-      // An HTML parser drops a line break right after <pre>: one that belongs to the text is written twice.
-      const inner = inlineOf(node)
-      return `<pre>${inner.startsWith("\n") ? "\n" : ""}${inner}</pre>`
-    }
-    case "horizontal_rule":
-      return "<hr>"
-    case "bullet_list":
-      return element("ul", [], childrenOf(node))
-    case "ordered_list":
-      return element("ol", attributePairs(attrs, LIST_ATTRIBUTES), childrenOf(node))
-    case "list_item":
-      return element("li", [], childrenOf(node))
-    case "description_list":
-      return element("dl", [], childrenOf(node))
-    case "description_term":
-      return element("dt", [], childrenOf(node))
-    case "description_details":
-      return element("dd", [], childrenOf(node))
-    case "blockquote":
-      return element("blockquote", [], childrenOf(node))
-    case "figure":
-      return element("figure", [], childrenOf(node))
-    case "figcaption":
-      return element("figcaption", [], inlineOf(node))
-    case "table":
-      return element("table", [], childrenOf(node))
-    case "table_caption":
-      return element("caption", [], inlineOf(node))
-    case "table_colgroup":
-      return element("colgroup", attributePairs(attrs, ["span"]), childrenOf(node))
-    case "table_col":
-      return `<col${attributesOf(attributePairs(attrs, ["span"]))}>`
-    case "table_section":
-      return element(attrs["tag"] as string, [], childrenOf(node))
-    case "table_row":
-      return element("tr", [], childrenOf(node))
-    case "table_cell":
-      return element(attrs["tag"] as string, attributePairs(attrs, CELL_ATTRIBUTES), childrenOf(node))
-    default:
-      return ""
-  }
+  const start = startTag(node)
+  if (start === undefined) return ""
+  if (node.isLeaf) return start.open
+  const inner = node.isTextblock ? inlineOf(node) : childrenOf(node)
+  // An HTML parser drops a line break right after <pre>: one that belongs to the text is written twice.
+  const lead = start.tag === "pre" && inner.startsWith("\n") ? "\n" : ""
+  return `${start.open}${lead}${inner}</${start.tag}>`
 }
 
 /**

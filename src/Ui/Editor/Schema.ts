@@ -179,30 +179,31 @@ const parsed: Record<string, NodeSpec> = {
  * content unless it is a leaf. Protected links show through their own view (ProtectedLinks.ts); on the clipboard
  * they are the link as stored.
  */
-const shownAs: Record<string, { readonly tag: (node: Node) => string; readonly names?: ReadonlyArray<string> }> = {
-  paragraph: { tag: () => "p" },
-  heading: { tag: (node) => `h${node.attrs["level"]}` },
-  blockquote: { tag: () => "blockquote" },
-  horizontal_rule: { tag: () => "hr" },
-  code_block: { tag: () => "pre" },
-  bullet_list: { tag: () => "ul" },
-  ordered_list: { tag: () => "ol", names: LIST_ATTRIBUTES },
-  list_item: { tag: () => "li" },
-  description_list: { tag: () => "dl" },
-  description_term: { tag: () => "dt" },
-  description_details: { tag: () => "dd" },
-  figure: { tag: () => "figure" },
-  figcaption: { tag: () => "figcaption" },
-  table: { tag: () => "table" },
-  table_caption: { tag: () => "caption" },
-  table_colgroup: { tag: () => "colgroup", names: ["span"] },
-  table_col: { tag: () => "col", names: ["span"] },
-  table_section: { tag: (node) => node.attrs["tag"] as string },
-  table_row: { tag: () => "tr" },
-  table_cell: { tag: (node) => node.attrs["tag"] as string, names: CELL_ATTRIBUTES },
-  hard_break: { tag: () => "br" },
-  image: { tag: () => "img", names: IMAGE_ATTRIBUTES }
-}
+export const shownAs: Record<string, { readonly tag: (node: Node) => string; readonly names?: ReadonlyArray<string> }> =
+  {
+    paragraph: { tag: () => "p" },
+    heading: { tag: (node) => `h${node.attrs["level"]}` },
+    blockquote: { tag: () => "blockquote" },
+    horizontal_rule: { tag: () => "hr" },
+    code_block: { tag: () => "pre" },
+    bullet_list: { tag: () => "ul" },
+    ordered_list: { tag: () => "ol", names: LIST_ATTRIBUTES },
+    list_item: { tag: () => "li" },
+    description_list: { tag: () => "dl" },
+    description_term: { tag: () => "dt" },
+    description_details: { tag: () => "dd" },
+    figure: { tag: () => "figure" },
+    figcaption: { tag: () => "figcaption" },
+    table: { tag: () => "table" },
+    table_caption: { tag: () => "caption" },
+    table_colgroup: { tag: () => "colgroup", names: ["span"] },
+    table_col: { tag: () => "col", names: ["span"] },
+    table_section: { tag: (node) => node.attrs["tag"] as string },
+    table_row: { tag: () => "tr" },
+    table_cell: { tag: (node) => node.attrs["tag"] as string, names: CELL_ATTRIBUTES },
+    hard_break: { tag: () => "br" },
+    image: { tag: () => "img", names: IMAGE_ATTRIBUTES }
+  }
 
 const storedLink = (node: Node) => {
   const link = document.createElement("a")
@@ -215,7 +216,7 @@ const storedLink = (node: Node) => {
 const nodes: Record<string, NodeSpec> = Object.fromEntries(
   Object.entries(parsed).map(([name, spec]) => {
     const shown = shownAs[name]
-    const toDOM =
+    const render =
       name === "protected_link"
         ? storedLink
         : shown === undefined
@@ -224,7 +225,7 @@ const nodes: Record<string, NodeSpec> = Object.fromEntries(
               const attrs = Object.fromEntries(attributePairs(node.attrs, shown.names ?? []))
               return node.isLeaf ? [shown.tag(node), attrs] : [shown.tag(node), attrs, 0]
             }
-    return [name, toDOM === undefined ? spec : { ...spec, toDOM }]
+    return [name, render === undefined ? spec : { ...spec, toDOM: render }]
   })
 )
 
