@@ -31,17 +31,18 @@ export class OAuthClientsRepo extends Effect.Service<OAuthClientsRepo>()("OAuth/
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    // Arrays are sent as PostgreSQL array literals, which is what text[] columns take.
+    const inserting = (req: typeof ClientInsert.Type) => sql`
+      insert into oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types,
+        token_endpoint_auth_method, client_secret_hash, created_at)
+      values (${req.client_id}, ${req.client_name}, ${req.redirect_uris}::text[], ${req.grant_types}::text[],
+        ${req.response_types}::text[], ${req.token_endpoint_auth_method}, ${req.client_secret_hash},
+        ${req.created_at}::timestamptz)`
+
     const insert = SqlSchema.single({
       Request: ClientInsert,
       Result: ClientRow,
-      // Arrays are sent as PostgreSQL array literals, which is what text[] columns take.
-      execute: (req) => sql`
-        insert into oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types,
-          token_endpoint_auth_method, client_secret_hash, created_at)
-        values (${req.client_id}, ${req.client_name}, ${req.redirect_uris}::text[], ${req.grant_types}::text[],
-          ${req.response_types}::text[], ${req.token_endpoint_auth_method}, ${req.client_secret_hash},
-          ${req.created_at}::timestamptz)
-        returning ${sql.unsafe(columns)}`
+      execute: (req) => sql`${inserting(req)} returning ${sql.unsafe(columns)}`
     })
 
     /**
@@ -52,11 +53,7 @@ export class OAuthClientsRepo extends Effect.Service<OAuthClientsRepo>()("OAuth/
       Request: ClientInsert,
       Result: ClientRow,
       execute: (req) => sql`
-        insert into oauth_clients (client_id, client_name, redirect_uris, grant_types, response_types,
-          token_endpoint_auth_method, client_secret_hash, created_at)
-        values (${req.client_id}, ${req.client_name}, ${req.redirect_uris}::text[], ${req.grant_types}::text[],
-          ${req.response_types}::text[], ${req.token_endpoint_auth_method}, ${req.client_secret_hash},
-          ${req.created_at}::timestamptz)
+        ${inserting(req)}
         on conflict (client_id) do update set client_name = excluded.client_name,
           redirect_uris = excluded.redirect_uris, grant_types = excluded.grant_types,
           response_types = excluded.response_types
