@@ -158,14 +158,20 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
 
       /** Whether a message is a request of its own: a call of a known tool with arguments that make a request. */
       const entersPipeline = (message: unknown) => {
-        if (!isJSONRPCRequest(message) || message.method !== "tools/call") return false
+        const call = toolCallOf(message)
+        return call !== undefined && Either.isRight(toolRequest(call.tool, call.args))
+      }
+
+      /** The known tool a message calls, with its arguments when they are an object. */
+      const toolCallOf = (message: unknown) => {
+        if (!isJSONRPCRequest(message) || message.method !== "tools/call") return undefined
         const params = message.params as { readonly name?: unknown; readonly arguments?: unknown } | undefined
         const args = params?.arguments ?? {}
         if (typeof params?.name !== "string" || typeof args !== "object" || args === null || Array.isArray(args)) {
-          return false
+          return undefined
         }
         const tool = tools.find((candidate) => candidate.name === params.name)
-        return tool !== undefined && Either.isRight(toolRequest(tool, args as Record<string, unknown>))
+        return tool === undefined ? undefined : { tool, args: args as Record<string, unknown> }
       }
 
       const serverFor = (options: McpHandlerRequestOptions) =>
@@ -206,12 +212,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           : modern.fetch(request, options)
 
       /** Whether a message calls a tool that changes an article (its endpoint is not a GET). */
-      const callsWriteTool = (message: unknown) => {
-        if (!isJSONRPCRequest(message) || message.method !== "tools/call") return false
-        const name = (message.params as { readonly name?: unknown } | undefined)?.name
-        const tool = tools.find((candidate) => candidate.name === name)
-        return tool !== undefined && !tool.annotations.readOnlyHint
-      }
+      const callsWriteTool = (message: unknown) => toolCallOf(message)?.tool.annotations.readOnlyHint === false
 
       /**
        * A write by a connection allowed to read only: HTTP 403 with the specification's insufficient-scope challenge,
