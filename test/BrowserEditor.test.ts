@@ -286,14 +286,16 @@ describe.runIf(browserAvailable())("in a browser", () => {
             return -1
           })
           assert.isAtLeast(reached, 0, "Tab reaches the editor")
-          // For 200 ms after it takes the focus, ProseMirror may put back a selection the browser reset; a person
-          // takes longer than that to press the next key, and so does this test.
-          yield* inBrowser(() => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 250))))
           yield* inBrowser(() => page.keyboard.press("Control+End"))
           assert.include(
             yield* inBrowser(() => page.evaluate(() => document.getSelection()?.anchorNode?.textContent ?? "")),
             "Keep the heating on",
             "Ctrl+End reaches the end of the text"
+          )
+          // The editor has taken the new place of the cursor when its toolbar shows the text style there (the last
+          // list item's paragraph, where the cursor was in the heading before).
+          yield* inBrowser(() =>
+            page.waitForFunction(() => document.querySelector<HTMLSelectElement>(".toolbar select")?.value === "p")
           )
           yield* inBrowser(async () => {
             await page.keyboard.press("End")
