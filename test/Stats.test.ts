@@ -1,10 +1,11 @@
-// @tags: engine
+// @tags: engine runtime
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { NotFound } from "../src/Domain/Errors.js"
 import { SiteId } from "../src/Domain/Ids.js"
-import type { StatsQuery } from "../src/Domain/Queries.js"
+import { MAX_STATS_MONTHS, type StatsQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
+import { newMcpSession } from "./support/McpSession.js"
 import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import { getWithKey as get, siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -71,6 +72,44 @@ const expectedCounts = (siteId: SiteId, first: Date, last: Date) => ({
   backlinks_industry: 3,
   backlinks_local: 2
 })
+
+/** One month of the `months` series. */
+const monthStats = (month: string, articles: number, industry: number, local: number) => ({
+  month,
+  articles_published: articles,
+  backlinks_acquired: industry + local,
+  backlinks_industry: industry,
+  backlinks_local: local
+})
+
+/**
+ * Different counts in August, September and October 2026, on the months' edges, and some just outside them (July,
+ * November). September has only a scheduled and a draft article, which are not published: nothing to count.
+ * October's are spread over the month, so a range of part of it counts fewer than the month.
+ */
+const monthsFixture = (siteId: SiteId) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    yield* app.makeArticle(siteId, { published_at: "2026-07-31T23:59:59Z" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-07-31T23:59:59Z", category: "industry" })
+    yield* app.makeArticle(siteId, { published_at: "2026-08-01T00:00:00Z" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-08-01T00:00:00Z", category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-08-15T12:00:00Z", category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-08-31T23:59:59Z", category: "local" })
+    yield* app.makeArticle(siteId, { published_at: "2026-09-10T10:00:00Z", status: "scheduled" })
+    yield* app.makeArticle(siteId, { published_at: "2026-09-20T10:00:00Z", status: "draft" })
+    yield* app.makeArticle(siteId, { published_at: "2026-10-01T00:00:00Z" })
+    yield* app.makeArticle(siteId, { published_at: "2026-10-15T10:00:00Z" })
+    yield* app.makeArticle(siteId, { published_at: "2026-10-31T23:59:59Z" })
+    yield* app.makeArticle(siteId, { published_at: "2026-10-20T10:00:00Z", status: "scheduled" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-10-02T10:00:00Z", category: "local" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-10-31T23:59:59Z", category: "local" })
+    yield* app.makeArticle(siteId, { published_at: "2026-11-01T00:00:00Z" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-11-01T00:00:00Z", category: "local" })
+  })
+
+/** What `monthsFixture` puts in August, September and October 2026. */
+const fixtureMonths = [monthStats("2026-08", 1, 2, 1), monthStats("2026-09", 0, 0, 0), monthStats("2026-10", 3, 0, 2)]
 
 /**
  * Sets "now" for the server. Under `layer(...)` the server runs on the test's TestClock (which starts at the epoch),
@@ -285,6 +324,117 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         yield* rangeFixture(siteId, first, last)
         const body = yield* withSessionTimeZone("Pacific/Kiritimati", getStats(key, siteId, { period: "2026-10" }))
         assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+      })
+    )
+  })
+
+  describe("months", () => {
+    it.effect(
+      "months=3 with period=2026-10 adds August, September and October 2026, oldest first, each counted as a period",
+      () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          yield* monthsFixture(siteId)
+          const body = yield* getStats(key, siteId, { period: "2026-10", months: 3 })
+          assert.deepStrictEqual(body, {
+            data: {
+              site_id: siteId,
+              from: "2026-10-01",
+              to: "2026-10-31",
+              articles_published: 3,
+              backlinks_acquired: 2,
+              backlinks_industry: 0,
+              backlinks_local: 2,
+              months: fixtureMonths
+            }
+          })
+        })
+    )
+
+    it.effect(
+      "the months are whole UTC months ending with the month of to, whatever day the range starts or ends",
+      () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          yield* monthsFixture(siteId)
+          const body = yield* getStats(key, siteId, { from: "2026-09-20", to: "2026-10-05", months: 2 })
+          assert.strictEqual(body.data.articles_published, 1)
+          assert.strictEqual(body.data.backlinks_acquired, 1)
+          assert.deepStrictEqual(body.data.months, fixtureMonths.slice(1))
+        })
+    )
+
+    it.effect(`months=1 is the range's month alone; months=${MAX_STATS_MONTHS} reaches back across year ends`, () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* siteOfNewAccount
+        const one = yield* getStats(key, siteId, { period: "2026-01-15", months: 1 })
+        assert.deepStrictEqual(one.data.months, [monthStats("2026-01", 0, 0, 0)])
+        const most = yield* getStats(key, siteId, { period: "2026-01", months: MAX_STATS_MONTHS })
+        const names = (most.data.months ?? []).map((month) => month.month)
+        assert.strictEqual(names.length, 24)
+        assert.strictEqual(names[0], "2024-02")
+        assert.deepStrictEqual(names.slice(-3), ["2025-11", "2025-12", "2026-01"])
+      })
+    )
+
+    it.effect(
+      "a series that would reach back before 0001-01 starts there: months=3 for 0001-02 is 0001-01 and 0001-02",
+      () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          const body = yield* getStats(key, siteId, { period: "0001-02", months: 3 })
+          assert.deepStrictEqual(body.data.months, [monthStats("0001-01", 0, 0, 0), monthStats("0001-02", 0, 0, 0)])
+        })
+    )
+
+    it.effect(
+      "the answer has months only when they are asked for: without months, exactly the seven counts fields",
+      () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          yield* monthsFixture(siteId)
+          const fields = [
+            "site_id",
+            "from",
+            "to",
+            "articles_published",
+            "backlinks_acquired",
+            "backlinks_industry",
+            "backlinks_local"
+          ]
+          const without = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
+          assert.strictEqual(without.status, 200)
+          assert.deepStrictEqual(Object.keys(without.body.data), fields)
+          const withMonths = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10&months=3`, key)
+          assert.strictEqual(withMonths.status, 200)
+          assert.deepStrictEqual(Object.keys(withMonths.body.data), [...fields, "months"])
+          assert.deepStrictEqual(withMonths.body.data.months, fixtureMonths)
+        })
+    )
+
+    for (const months of ["0", "25", "x", "1.5", ""]) {
+      it.effect(`months=${months} is 422 validation_error naming the allowed range`, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          const result = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10&months=${months}`, key)
+          assertValidationError(result)
+          assert.strictEqual(result.body.message, "months: must be an integer from 1 to 24")
+        })
+      )
+    }
+
+    it.effect("get_stats with months through MCP answers the same series as the REST endpoint", () =>
+      Effect.gen(function* () {
+        // The sign-in's tokens are dated by the server's clock: today, not the test clock's epoch.
+        yield* setNow(new Date())
+        const session = yield* newMcpSession
+        yield* monthsFixture(session.siteId)
+        const byRest = yield* get(`/api/v1/sites/${session.siteId}/stats?period=2026-10&months=3`, session.key)
+        assert.strictEqual(byRest.status, 200)
+        const byTool = yield* session.callTool("get_stats", { site_id: session.siteId, period: "2026-10", months: 3 })
+        assert.isFalse(byTool.isError, JSON.stringify(byTool.text))
+        assert.deepStrictEqual(byTool.text.data.months, fixtureMonths)
+        assert.deepStrictEqual(byTool.text, byRest.body)
       })
     )
   })

@@ -19,7 +19,7 @@ export class StatsApi extends authenticated(
         name: "get_stats",
         title: "Count a website's work for a period",
         description:
-          "Counts a website's published articles and acquired backlinks (industry and local) in a period, or between from and to.",
+          "Counts a website's published articles and acquired backlinks (industry and local) in a period, or between from and to. Pass months (1-24) for the month-by-month counts of the months ending with the range's last month, as the website's charts show them.",
         readOnly: true,
         idempotent: true,
         pathArgs: { id: "site_id" }
@@ -27,7 +27,7 @@ export class StatsApi extends authenticated(
       .annotate(OpenApi.Summary, "Read a website's counts for a period")
       .annotate(
         OpenApi.Description,
-        "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. An unknown period, an impossible date, only one of from/to, or from after to: 422 validation_error."
+        "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. With `months` (1 to 24), the response also has `months`: the counts of each of that many UTC calendar months ending with the month of `to`, oldest first, counted by the same rules; without it there is no `months` key. An unknown period, an impossible date, only one of from/to, from after to, or a `months` that is not an integer from 1 to 24: 422 validation_error."
       )
   )
 )

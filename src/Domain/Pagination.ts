@@ -11,8 +11,11 @@ const Integer = Schema.Number.pipe(Schema.int({ message: () => "must be an integ
 const PageNumber = Integer.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }))
 const PerPage = PageNumber.pipe(lessThanOrEqualTo(MAX_PER_PAGE))
 
-/** The same bounds read from a query string. */
-const fromQuery = <I, R>(schema: Schema.Schema<number, I, R>, jsonSchema: object) =>
+/**
+ * A number schema read from a query string (as `page` and `per_page` are); `jsonSchema` is what the OpenAPI
+ * document and the agent tools show for it: an integer with its bounds, not the string it arrives as.
+ */
+export const fromQuery = <I, R>(schema: Schema.Schema<number, I, R>, jsonSchema: object) =>
   Schema.compose(Schema.NumberFromString, schema, { strict: false }).annotations({ jsonSchema })
 
 /** `page` and `per_page` query parameters of every list endpoint. */

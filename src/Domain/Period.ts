@@ -53,23 +53,27 @@ export const resolvePeriod = (
   )
 }
 
+/** `YYYY-MM` of a month given by its index, `year * 12 + (month - 1)`. */
+const monthOfIndex = (index: number): string =>
+  formatCalendarDate(Math.floor(index / 12), (index % 12) + 1, 1).slice(0, 7)
+
+/** The index of 0001-01, the first month there is. */
+const FIRST_MONTH = 12
+
 /**
- * The `count` calendar months (UTC) that end with the current one, oldest first, as `YYYY-MM`, and the days they
- * cover. For the per-month charts: `lastMonths(now, 12)` is this month and the eleven before it.
+ * The `count` calendar months (UTC) that end with the month of `day` (`YYYY-MM-DD`), oldest first, as `YYYY-MM`,
+ * and the days they cover; a series that would reach back past 0001-01 starts there. For the per-month charts,
+ * `lastMonths(today, 12)` is this month and the eleven before it; for the stats' `months`, `day` is the range's `to`.
  */
 export const lastMonths = (
-  now: Date,
+  day: string,
   count: number
 ): { readonly months: ReadonlyArray<string>; readonly range: DateRange } => {
-  const year = now.getUTCFullYear()
-  const month = now.getUTCMonth() + 1
-  const months = Array.from({ length: count }, (_, i) => {
-    const index = year * 12 + (month - 1) - (count - 1 - i)
-    return `${String(Math.floor(index / 12)).padStart(4, "0")}-${String((index % 12) + 1).padStart(2, "0")}`
-  })
-  const [firstYear, firstMonth] = months[0]!.split("-").map(Number) as [number, number]
+  const [year, month] = day.split("-").map(Number) as [number, number]
+  const last = year * 12 + (month - 1)
+  const first = Math.max(last - (count - 1), FIRST_MONTH)
   return {
-    months,
-    range: { from: monthRange(firstYear, firstMonth).from, to: monthRange(year, month).to }
+    months: Array.from({ length: last - first + 1 }, (_, i) => monthOfIndex(first + i)),
+    range: { from: `${monthOfIndex(first)}-01`, to: monthRange(year, month).to }
   }
 }

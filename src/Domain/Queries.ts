@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ArticleStatus } from "./Article.js"
 import { CalendarDate, DateRangeQuery } from "./Dates.js"
-import { PageQuery } from "./Pagination.js"
+import { fromQuery, PageQuery } from "./Pagination.js"
 import { Text } from "./Text.js"
 
 // The query parameters of the lists and counts, shared by their endpoints (and so their agent tools), the services
@@ -36,6 +36,17 @@ export type ArticlesQuery = typeof ArticlesQuery.Type
 export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
 export type BacklinksQuery = typeof BacklinksQuery.Type
 
+/** The most months the stats' month-by-month series covers: two years. */
+export const MAX_STATS_MONTHS = 24
+
+/** `months` of the stats: one message for every way it can be wrong (not a number, a fraction, out of range). */
+const StatsMonths = fromQuery(Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_STATS_MONTHS)), {
+  type: "integer",
+  minimum: 1,
+  maximum: MAX_STATS_MONTHS,
+  description: `Also answer months: the counts of each of this many UTC calendar months (1-${MAX_STATS_MONTHS}) ending with the range's last month.`
+}).annotations({ message: () => ({ message: `must be an integer from 1 to ${MAX_STATS_MONTHS}`, override: true }) })
+
 export const StatsQuery = Schema.Struct({
   period: Schema.optional(
     Text.annotations({
@@ -45,6 +56,7 @@ export const StatsQuery = Schema.Struct({
     })
   ),
   from: Schema.optional(CalendarDate.annotations({ description: "First day, YYYY-MM-DD (UTC, inclusive); needs to." })),
-  to: Schema.optional(CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." }))
+  to: Schema.optional(CalendarDate.annotations({ description: "Last day, YYYY-MM-DD (UTC, inclusive); needs from." })),
+  months: Schema.optional(StatsMonths)
 })
 export type StatsQuery = typeof StatsQuery.Type

@@ -2,20 +2,18 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { SiteId } from "../Domain/Ids.js"
 import type { DateRange } from "../Domain/Period.js"
+import { MonthStats } from "../Domain/Stats.js"
 import { withinDays } from "../Sql/SqlFormats.js"
 
-const Counts = Schema.Struct({
-  articles_published: Schema.Number,
-  backlinks_industry: Schema.Number,
-  backlinks_local: Schema.Number
-})
-
-/** One UTC calendar month's counts, `month` as `YYYY-MM`; months with nothing to count are not returned. */
-export const MonthCounts = Schema.Struct({
-  month: Schema.String,
-  ...Counts.fields
-})
+/**
+ * One UTC calendar month's counts as the database sums them: `MonthStats` without `backlinks_acquired`, which the
+ * service adds. Months with nothing to count are not returned.
+ */
+export const MonthCounts = MonthStats.pipe(Schema.omit("backlinks_acquired"))
 export type MonthCounts = typeof MonthCounts.Type
+
+/** The counts of a range of days. */
+const Counts = MonthCounts.pipe(Schema.omit("month"))
 
 export class StatsRepo extends Effect.Service<StatsRepo>()("Stats/Repo", {
   effect: Effect.gen(function* () {
