@@ -46,6 +46,28 @@ module.exports = {
       to: { path: "^src/Ui/Editor/" }
     },
     {
+      name: "cards-are-browser-code-on-their-own",
+      comment:
+        "src/Ui/Cards/ are the assistants' cards (built for browsers into dist/cards/): they import their own modules and the pure markup, chart and diff modules the pages share, nothing of the server.",
+      severity: "error",
+      from: { path: "^src/Ui/Cards/" },
+      to: { path: "^src/", pathNot: "^src/Ui/(Cards/|Markup\\.ts$|Charts\\.ts$|DiffView\\.ts$)" }
+    },
+    {
+      name: "shared-browser-modules-stay-pure",
+      comment: "The markup, chart and diff modules run in browsers too (in the cards): they import only each other.",
+      severity: "error",
+      from: { path: "^src/Ui/(Markup|Charts|DiffView)\\.ts$" },
+      to: { path: "^src/", pathNot: "^src/Ui/(Markup|Charts|DiffView)\\.ts$" }
+    },
+    {
+      name: "server-does-not-load-the-cards",
+      comment: "The server writes the built card scripts into the cards' documents; it never imports their modules.",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/Ui/Cards/" },
+      to: { path: "^src/Ui/Cards/" }
+    },
+    {
       name: "no-cycles-between-folders",
       comment: "Folders depend on each other in one direction.",
       severity: "error",

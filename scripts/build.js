@@ -108,6 +108,7 @@ async function bundle() {
     renameSync(draft, join(dist, name))
   }
   await editorBundle(esbuild)
+  await cardsBundle(esbuild)
   const bytes = outputs.reduce((sum, file) => sum + file.contents.byteLength, 0)
   writeFileSync(bundleStamp, `${JSON.stringify({ built_at: new Date().toISOString() })}\n`)
   console.log(`Built dist/cbs.js (${(bytes / 1024 / 1024).toFixed(1)} MB in ${outputs.length} files)`)
@@ -139,6 +140,35 @@ async function editorBundle(esbuild) {
   console.log(
     `Built dist/editor.js (${(result.outputFiles[0].contents.byteLength / 1024).toFixed(0)} KB, ${(gzipped / 1024).toFixed(0)} KB gzipped)`
   )
+}
+
+/**
+ * The assistants' cards (src/Ui/Cards/, MCP Apps views): one minified script per card, dist/cards/<name>.js, which the
+ * service writes into the card's HTML (a card is one self-contained document: the extension's frame loads nothing
+ * else).
+ */
+async function cardsBundle(esbuild) {
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { "article-change": "src/Ui/Cards/ArticleChangeCard.ts", stats: "src/Ui/Cards/StatsCard.ts" },
+    bundle: true,
+    format: "iife",
+    platform: "browser",
+    target: ["chrome109", "firefox115", "safari16"],
+    minify: true,
+    legalComments: "none",
+    outdir: join(dist, "cards"),
+    write: false,
+    logLevel: "warning"
+  })
+  mkdirSync(join(dist, "cards"), { recursive: true })
+  for (const file of result.outputFiles) {
+    const draft = `${file.path}.${process.pid}.tmp`
+    writeFileSync(draft, file.contents)
+    renameSync(draft, file.path)
+  }
+  const sizes = result.outputFiles.map((file) => `${(file.contents.byteLength / 1024).toFixed(0)} KB`).join(", ")
+  console.log(`Built dist/cards/ (${result.outputFiles.length} scripts: ${sizes})`)
 }
 
 async function template() {

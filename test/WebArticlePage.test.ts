@@ -352,6 +352,8 @@ layer(TestServerLive)("web pages: article", (it) => {
           assert.strictEqual(part.headers.get("x-page-part"), "preview")
           assert.match(part.text, /^<h2>Preview of your change<\/h2>/)
           assert.include(part.text, "<ins>+&lt;p&gt;New paragraph.&lt;/p&gt;</ins>")
+          // The protected link in the diff's kept lines is marked, its source as written.
+          assert.match(part.text, /<mark class="protected-source"[^>]*>&lt;a data-service-protected=/)
           assert.include(part.text, "<del>Pipes in winter</del> → <ins>Pipes in a cold winter</ins>")
           const whole = yield* browser.post(`/articles/${articleId}/preview`, fields)
           assert.strictEqual(whole.status, 200)

@@ -1,6 +1,12 @@
 import { Context } from "effect"
 
 /**
+ * The cards an assistant's app can show a tool's result in (MCP Apps; src/Mcp/Cards.ts serves them): a change to an
+ * article (its preview or the revision it made), or a website's counts with their month charts.
+ */
+export type CardName = "article-change" | "stats"
+
+/**
  * Marks an endpoint as an agent (MCP) tool. Everything else a tool has (its input and output schemas, validation,
  * errors, limits, the call log) follows from the endpoint it runs; these are only the words and hints an assistant
  * needs, written for an assistant rather than for an HTTP client.
@@ -16,6 +22,8 @@ export interface AgentToolSpec {
   readonly idempotent: boolean
   /** Argument names for path parameters, e.g. `{ id: "article_id" }`, so the assistant knows which id it is. */
   readonly pathArgs?: Readonly<Record<string, string>>
+  /** The card an app shows the result in, for hosts with the MCP Apps extension; the result is the same without. */
+  readonly card?: CardName
 }
 
 /** A tool that runs one of several endpoints: this endpoint answers the calls that carry the argument `when`. */

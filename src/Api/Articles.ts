@@ -145,7 +145,8 @@ export class ArticlesApi extends authenticated(
             "Edits an article: replacements (exact find-and-replace on get_article's body) and/or title or meta_description; or body (and title) to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key.",
           readOnly: false,
           idempotent: false,
-          pathArgs: articleArg
+          pathArgs: articleArg,
+          card: "article-change"
         })
         .annotate(OpenApi.Summary, "Edit an article in small steps")
         .annotate(
@@ -172,7 +173,8 @@ export class ArticlesApi extends authenticated(
             "Sets an article's featured image from url (absolute http(s)) or image (base64 file), hosted by the service.",
           readOnly: false,
           idempotent: false,
-          pathArgs: articleArg
+          pathArgs: articleArg,
+          card: "article-change"
         })
         .annotate(OpenApi.Summary, "Replace an article's featured image")
         .annotate(

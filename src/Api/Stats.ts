@@ -22,7 +22,8 @@ export class StatsApi extends authenticated(
           "Counts a website's published articles and acquired backlinks (industry and local) in a period, or between from and to. Pass months (1-24) for the month-by-month counts of the months ending with the range's last month, as the website's charts show them.",
         readOnly: true,
         idempotent: true,
-        pathArgs: { id: "site_id" }
+        pathArgs: { id: "site_id" },
+        card: "stats"
       })
       .annotate(OpenApi.Summary, "Read a website's counts for a period")
       .annotate(

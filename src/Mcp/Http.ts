@@ -175,7 +175,11 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       }
 
       const serverFor = (options: McpHandlerRequestOptions) =>
-        makeMcpServer(tools, (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller)
+        makeMcpServer(
+          tools,
+          (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller,
+          new URL(base).origin
+        )
 
       /**
        * 2026-07-28 requests: each carries its own envelope; `server/discover` is answered; the Mcp-Method and Mcp-Name

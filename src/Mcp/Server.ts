@@ -1,6 +1,7 @@
-import { type CallToolResult, Server } from "@modelcontextprotocol/server"
+import { type CallToolResult, ResourceNotFoundError, Server } from "@modelcontextprotocol/server"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
 import { NotFound, publicError } from "../Domain/Errors.js"
+import { cardResources, cardToolMeta, EXTENSION_ID, readCard } from "./Cards.js"
 import type { Tool } from "./Tools.js"
 
 /**
@@ -46,12 +47,15 @@ const TOOL_LIST_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const
  */
 export const makeMcpServer = (
   tools: ReadonlyArray<Tool>,
-  call: (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
+  call: (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>,
+  /** The origin of the service's public address, where its media are (the cards may show images from it). */
+  mediaOrigin: string
 ): Server => {
   const server = new Server(
     { name: "content-backlink-service", title: "Content and Backlink Service", version: "1.0.0" },
     {
-      capabilities: { tools: {} },
+      // The tools, and the cards (MCP Apps) that show some of their results, as resources.
+      capabilities: { tools: {}, resources: {}, extensions: { [EXTENSION_ID]: {} } },
       jsonSchemaValidator,
       cacheHints: { "tools/list": TOOL_LIST_CACHE },
       instructions:
@@ -65,9 +69,17 @@ export const makeMcpServer = (
       description: tool.description,
       inputSchema: { ...tool.inputSchema, type: "object" as const },
       outputSchema: { ...tool.outputSchema, type: "object" as const },
-      annotations: tool.annotations
+      annotations: tool.annotations,
+      ...(tool.card === undefined ? {} : { _meta: cardToolMeta(tool.card) })
     }))
   }))
+  server.setRequestHandler("resources/list", () => ({ resources: cardResources() }))
+  server.setRequestHandler("resources/read", (request) => {
+    const found = readCard(request.params.uri, mediaOrigin)
+    if (found === undefined)
+      throw new ResourceNotFoundError(request.params.uri, `No resource at ${request.params.uri}.`)
+    return found
+  })
   server.setRequestHandler("tools/call", async (request): Promise<CallToolResult> => {
     const tool = tools.find((candidate) => candidate.name === request.params.name)
     if (tool === undefined) {

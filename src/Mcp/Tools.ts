@@ -1,6 +1,6 @@
 import { HttpApi, type HttpApiGroup, HttpApiSchema, type HttpMethod } from "@effect/platform"
 import { Context, JSONSchema, Option, type Schema, type SchemaAST } from "effect"
-import { AgentTool, type AgentToolSpec, type AgentToolVariant, isVariant } from "../Api/AgentTool.js"
+import { AgentTool, type AgentToolSpec, type AgentToolVariant, type CardName, isVariant } from "../Api/AgentTool.js"
 import { NUL_FREE_PATTERN } from "../Domain/Text.js"
 
 type JsonSchema = Record<string, unknown>
@@ -32,6 +32,8 @@ export interface Tool {
   readonly inputSchema: JsonSchema
   readonly outputSchema: JsonSchema
   readonly routes: ReadonlyArray<ToolRoute>
+  /** The card (MCP Apps) an app shows the result in. */
+  readonly card: CardName | undefined
 }
 
 interface Part {
@@ -230,7 +232,8 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
         ...(required.length === 0 ? {} : { required })
       },
       outputSchema: primary.output,
-      routes: all.map((candidate) => candidate.route)
+      routes: all.map((candidate) => candidate.route),
+      card: spec.card
     })
   }
   return tools

@@ -10,22 +10,26 @@ import { iconSvg } from "./Icon.js"
  */
 const besideThisModule = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url), "utf8")
 
-/** The one stylesheet of every page (site.css says how it is built). */
-const stylesheet = besideThisModule("site.css")
+/** The one stylesheet of every page (site.css says how it is built); the assistants' cards carry it too. */
+export const stylesheet = besideThisModule("site.css")
 
 /** The sandboxed article-body frame's only style. */
 const frameStylesheet = besideThisModule("frame.css")
 
 /**
- * The article page's editor, built by scripts/build.js into dist/editor.js: beside this module when the build
- * runs, in dist/ of the package when the sources do.
+ * A file scripts/build.js writes into dist/ (a browser script): beside this module when the build runs, in dist/ of
+ * the package when the sources do.
  */
-const editorScript = readFileSync(
-  [new URL("./editor.js", import.meta.url), new URL("../../dist/editor.js", import.meta.url)].find((url) =>
-    existsSync(url)
-  ) ?? new URL("./editor.js", import.meta.url),
-  "utf8"
-)
+export const builtFile = (name: string): string =>
+  readFileSync(
+    [new URL(`./${name}`, import.meta.url), new URL(`../../dist/${name}`, import.meta.url)].find((url) =>
+      existsSync(url)
+    ) ?? new URL(`./${name}`, import.meta.url),
+    "utf8"
+  )
+
+/** The article page's editor (src/Ui/Editor/, built into dist/editor.js). */
+const editorScript = builtFile("editor.js")
 
 /** Copy buttons: hidden until this script runs, then copy the text of the field they name. */
 const copyScript = `"use strict";

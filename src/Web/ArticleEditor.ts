@@ -1,5 +1,6 @@
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { MAX_IMAGE_BYTES, MAX_META_DESCRIPTION, MAX_TITLE, type Preview } from "../Domain/ArticleEdits.js"
+import { unifiedDiffView } from "../Ui/DiffView.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
 import { explain } from "./ArticleErrors.js"
 import { bodyFrame } from "./BodyFrame.js"
@@ -40,21 +41,6 @@ export const featuredImageForm = (viewer: Viewer, article: ArticleWithBody) =>
 <label for="image_reason">Reason for the new image (optional)</label><input type="text" id="image_reason" name="reason">
 <div class="actions"><button type="submit">Set featured image</button></div>
 </form>`
-
-/** The lines of a unified diff (the API's `preview.diff`) without its file headers, each marked by its kind. */
-const diffLines = (diff: string) =>
-  diff
-    .split("\n")
-    .filter((line) => !/^(={5,}|--- |\+\+\+ |Index: |\\ )/.test(line) && line !== "")
-    .map((line) =>
-      line.startsWith("@@")
-        ? html`<span class="gap">${line}</span>`
-        : line.startsWith("-")
-          ? html`<del>${line}</del>`
-          : line.startsWith("+")
-            ? html`<ins>${line}</ins>`
-            : html`<span>${line}</span>`
-    )
 
 /**
  * "Preview changes": what saving would do, from the service's dry run (the same preview the API's `dry_run`
@@ -102,7 +88,7 @@ ${
 ${
   preview.diff === ""
     ? html`<p>The body stays as it is.</p>`
-    : html`<h3>Body: changed lines</h3><pre class="diff">${diffLines(preview.diff)}</pre>
+    : html`<h3>Body: changed lines</h3>${unifiedDiffView(preview.diff)}
 <h3>Body as it would be stored</h3>
 ${bodyFrame("Body as it would be stored", article.body)}`
 }`

@@ -2,8 +2,8 @@ import { Either, Schema } from "effect"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import { StatsQuery } from "../Domain/Queries.js"
 import type { Stats } from "../Domain/Stats.js"
+import { monthName } from "../Ui/Charts.js"
 import { html } from "../Ui/Html.js"
-import { monthName } from "./Charts.js"
 
 const PRESETS = [
   ["this_month", "This month"],

@@ -4,8 +4,8 @@ import type { PageMeta } from "../Domain/Pagination.js"
 import type { Site } from "../Domain/Site.js"
 import type { Stats } from "../Domain/Stats.js"
 import type { MonthCounts } from "../Stats/Repo.js"
+import { countsList, monthCharts } from "../Ui/Charts.js"
 import { html } from "../Ui/Html.js"
-import { monthlyChart } from "./Charts.js"
 import { externalLink, layout, none, pager, stackedTable, tableWrap, timestamp, type Viewer } from "./Layout.js"
 import { type PeriodView, periodHeading, periodParams, periodPicker } from "./PeriodPicker.js"
 
@@ -69,13 +69,6 @@ export const siteHref = (siteId: number, view: SiteView, fragment = "") => {
   return `/sites/${siteId}${query === "" ? "" : `?${query}`}${fragment}`
 }
 
-const statsList = (stats: Stats) => html`<dl class="stats">
-<div><dt>Articles published</dt><dd>${stats.articles_published}</dd></div>
-<div><dt>Backlinks acquired</dt><dd>${stats.backlinks_acquired}</dd></div>
-<div><dt>Industry backlinks</dt><dd>${stats.backlinks_industry}</dd></div>
-<div><dt>Local backlinks</dt><dd>${stats.backlinks_local}</dd></div>
-</dl>`
-
 const statusFilter = (
   site: Site,
   view: SiteView
@@ -130,24 +123,6 @@ const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>)
 
 const categoryTitle: Record<BacklinkCategory, string> = { industry: "Industry backlinks", local: "Local backlinks" }
 
-const charts = (months: ReadonlyArray<MonthCounts>) => html`<div class="charts">
-${monthlyChart({
-  id: "chart-articles",
-  caption: "Articles published per month",
-  months: months.map((m) => m.month),
-  series: [{ key: "articles", label: "Articles", values: months.map((m) => m.articles_published) }]
-})}
-${monthlyChart({
-  id: "chart-backlinks",
-  caption: "Backlinks acquired per month",
-  months: months.map((m) => m.month),
-  series: [
-    { key: "industry", label: "Industry", values: months.map((m) => m.backlinks_industry) },
-    { key: "local", label: "Local", values: months.map((m) => m.backlinks_local) }
-  ]
-})}
-</div>`
-
 /**
  * `GET /sites/:id`: the counts of the chosen period (with the picker), the last twelve months as charts, the
  * articles (filtered, paged), the backlinks by category (paged). `periodError` says why a chosen period was refused
@@ -185,11 +160,11 @@ ${pager(`Pages of ${category} backlinks`, options.backlinks[category].meta, (pag
 <h2 id="summary">${periodHeading(view.period, options.stats)}</h2>
 ${periodPicker(site.id, view)}
 ${options.periodError === undefined ? null : html`<p class="error" role="alert">That period cannot be shown: ${options.periodError} These are this month's counts.</p>`}
-${statsList(options.stats)}
+${countsList(options.stats)}
 </section>
 <section aria-labelledby="months">
 <h2 id="months">The last 12 months</h2>
-${charts(options.months)}
+${monthCharts(options.months)}
 </section>
 <h2 id="articles">Articles (${options.articles.meta.total})</h2>
 ${statusFilter(site, view)}

@@ -1,4 +1,4 @@
-import { html, SafeHtml } from "../Ui/Html.js"
+import { html, SafeHtml } from "./Markup.js"
 
 /** One series of a bar chart; `key` is also its class, which colours its bars and its legend swatch. */
 export interface ChartSeries {
@@ -133,3 +133,46 @@ ${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`
 </table>
 </figure>`
 }
+
+/** A period's counts, as the website page and the assistants' stats card show them. */
+export interface Counts {
+  readonly articles_published: number
+  readonly backlinks_acquired: number
+  readonly backlinks_industry: number
+  readonly backlinks_local: number
+}
+
+/** One month's counts, oldest first in a series (`month` is `YYYY-MM`). */
+export interface MonthOfCounts {
+  readonly month: string
+  readonly articles_published: number
+  readonly backlinks_industry: number
+  readonly backlinks_local: number
+}
+
+/** The four counts of a period as a list of figures. */
+export const countsList = (counts: Counts) => html`<dl class="stats">
+<div><dt>Articles published</dt><dd>${counts.articles_published}</dd></div>
+<div><dt>Backlinks acquired</dt><dd>${counts.backlinks_acquired}</dd></div>
+<div><dt>Industry backlinks</dt><dd>${counts.backlinks_industry}</dd></div>
+<div><dt>Local backlinks</dt><dd>${counts.backlinks_local}</dd></div>
+</dl>`
+
+/** The month charts of a website: articles published, and backlinks acquired by category, month by month. */
+export const monthCharts = (months: ReadonlyArray<MonthOfCounts>) => html`<div class="charts">
+${monthlyChart({
+  id: "chart-articles",
+  caption: "Articles published per month",
+  months: months.map((m) => m.month),
+  series: [{ key: "articles", label: "Articles", values: months.map((m) => m.articles_published) }]
+})}
+${monthlyChart({
+  id: "chart-backlinks",
+  caption: "Backlinks acquired per month",
+  months: months.map((m) => m.month),
+  series: [
+    { key: "industry", label: "Industry", values: months.map((m) => m.backlinks_industry) },
+    { key: "local", label: "Local", values: months.map((m) => m.backlinks_local) }
+  ]
+})}
+</div>`
