@@ -28,17 +28,17 @@ export const fromNetwork = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E
     // No endpoint reads the body of a GET or HEAD.
     if (request.method === "GET" || request.method === "HEAD") return app
     const cap = bodyCapOf(path, request.headers["content-type"])
-    const tooLarge = errorResponse(
-      new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap })
-    )
+    // Made only when answered: an error instance captures a stack, which every body-carrying request would pay for.
+    const tooLarge = () =>
+      errorResponse(new PayloadTooLarge({ message: `The request body is larger than ${cap} bytes.`, limit: cap }))
     const declared = Number(request.headers["content-length"] ?? "0")
-    if (Number.isFinite(declared) && declared > cap) return Effect.succeed(tooLarge)
+    if (Number.isFinite(declared) && declared > cap) return Effect.sync(tooLarge)
     const capped = HttpIncomingMessage.withMaxBodySize(app, Option.some(cap))
     if (!isUndeclaredBody(request)) return capped
     // A body without a declared length is read here, within the cap, so that one over it is answered 413.
     return Effect.flatMap(readUndeclaredBody(request, cap), (read) =>
       Option.match(read, {
-        onNone: () => Effect.succeed(tooLarge),
+        onNone: () => Effect.sync(tooLarge),
         onSome: (within) => Effect.provideService(capped, HttpServerRequest.HttpServerRequest, within)
       })
     )
