@@ -3,7 +3,7 @@ import { InternalErrorBody, PayloadTooLargeBody, UnavailableBody } from "../Doma
 import { ArticlesApi } from "./Articles.js"
 import { BacklinksApi } from "./Backlinks.js"
 import { MetaApi } from "./Meta.js"
-import { documentTransform } from "./OpenApiDocument.js"
+import { documentAnnotation, templateServer } from "./OpenApiDocument.js"
 import { SitesApi } from "./Sites.js"
 import { StatsApi } from "./Stats.js"
 
@@ -24,6 +24,7 @@ export class Api extends HttpApi.make("content-backlink-service")
       version: "1.0.0",
       description:
         "Websites, articles and acquired backlinks of an account. Every request except this document needs an API key, sent as `Authorization: Bearer <key>` (read first) or `X-API-Key: <key>`. Errors have the body `{ error, message, protected_links?, limit? }`. Lists take `page` (from 1) and `per_page` (1 to 100, default 20) and return `data` and `meta`.",
-      transform: documentTransform
+      servers: [templateServer],
+      transform: documentAnnotation
     })
   ) {}

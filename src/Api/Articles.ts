@@ -108,7 +108,7 @@ export class ArticlesApi extends authenticated(
           OpenApi.Description,
           "Returns the article with its canonical HTML body and the protected links found in it. The ETag header is the article's revision, quoted: send it back as If-Match to change only that version."
         )
-        .annotate(OpenApi.Transform, sendsHeader("200", "ETag"))
+        .annotate(OpenApi.Transform, sendsHeader(200, "ETag"))
     )
     .add(
       HttpApiEndpoint.put("updateArticle", "/articles/:id")

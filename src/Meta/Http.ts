@@ -1,15 +1,16 @@
 import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api/Api.js"
-import { withServer } from "../Api/OpenApiDocument.js"
+import { type OpenApiDocument, withServer } from "../Api/OpenApiDocument.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
 
 /**
  * The description, generated from the same schemas that validate requests. Without `base` it names the service as
  * `npm start` runs it (the committed openapi.json); served, it names the service's public address.
  */
-export const openApiDocument = (base?: string): Record<string, unknown> => {
-  const document = { ...OpenApi.fromApi(Api) }
+export const openApiDocument = (base?: string): OpenApiDocument => {
+  // The API's transform annotation made the framework's document into this one.
+  const document = OpenApi.fromApi(Api) as unknown as OpenApiDocument
   return base === undefined ? document : withServer(document, base)
 }
 
