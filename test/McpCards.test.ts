@@ -244,6 +244,11 @@ describe("the cards as resources", () => {
           assert.match(html, /<style>[\s\S]+<\/style>/)
           assert.match(html, /<script>[\s\S]+<\/script>/)
           assert.notMatch(html, /<(script|link)\b[^>]*\s(src|href)=/)
+          // Its own policy, whatever the host's: nothing fetched, framed or posted; images from the service only.
+          const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? ""
+          assert.include(policy, "default-src 'none'")
+          assert.include(policy, "connect-src 'none'")
+          assert.include(policy, `img-src ${csp?.resourceDomains?.[0]} data:`)
           // The one origin it may show images from is the service's own (its public address).
           assert.deepStrictEqual(csp, {
             resourceDomains: [new URL(app.baseUrl).origin.replace("127.0.0.1", "localhost")]

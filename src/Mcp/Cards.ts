@@ -42,11 +42,29 @@ export const cardToolMeta = (name: CardName) => ({
   [RESOURCE_URI_META_KEY]: cardUri(name)
 })
 
+/**
+ * The card's own policy, whatever its host's: its inline style and script, images from the service's media and
+ * `data:` (the charts' padlock), and nothing else: no fetch, no frame, no form, no base.
+ */
+// `mediaOrigin` is a URL origin (scheme, host, port): it holds no quote to escape.
+const cardPolicy = (mediaOrigin: string) =>
+  [
+    "default-src 'none'",
+    "script-src 'unsafe-inline'",
+    "style-src 'unsafe-inline'",
+    `img-src ${mediaOrigin} data:`,
+    "connect-src 'none'",
+    "frame-src 'none'",
+    "form-action 'none'",
+    "base-uri 'none'"
+  ].join("; ")
+
 /** A card's document. Its script never contains `</script` (written as `<\/script`, the same in every JS context). */
-const cardHtml = (card: Card) => `<!doctype html>
+const cardHtml = (card: Card, mediaOrigin: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${cardPolicy(mediaOrigin)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(card.title)}</title>
 <style>${stylesheet}</style>
@@ -58,7 +76,18 @@ const cardHtml = (card: Card) => `<!doctype html>
 </html>
 `
 
-const documents = new Map(CARDS.map((card) => [cardUri(card.name), { card, html: cardHtml(card) }]))
+const documents = new Map(CARDS.map((card) => [cardUri(card.name), card]))
+
+/** Each card's document for a media origin (the service has one; it is made once). */
+const written = new Map<string, string>()
+const documentOf = (card: Card, mediaOrigin: string) => {
+  const key = `${card.name} ${mediaOrigin}`
+  const found = written.get(key)
+  if (found !== undefined) return found
+  const made = cardHtml(card, mediaOrigin)
+  written.set(key, made)
+  return made
+}
 
 /** `resources/list`: the cards. */
 export const cardResources = () =>
@@ -76,14 +105,14 @@ export const cardResources = () =>
  * it may show images from (an uploaded featured image).
  */
 export const readCard = (uri: string, mediaOrigin: string) => {
-  const found = documents.get(uri)
-  if (found === undefined) return undefined
+  const card = documents.get(uri)
+  if (card === undefined) return undefined
   return {
     contents: [
       {
         uri,
         mimeType: RESOURCE_MIME_TYPE,
-        text: found.html,
+        text: documentOf(card, mediaOrigin),
         _meta: { ui: { csp: { resourceDomains: [mediaOrigin] }, prefersBorder: true } }
       }
     ]
