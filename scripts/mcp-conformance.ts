@@ -24,10 +24,11 @@ import { signIn } from "./OAuthSignIn.js"
 /** The server scenarios that apply to this service (all present in `npx conformance list` of 0.1.13). */
 /**
  * The server scenarios that apply to this service. The others test features it does not have (logging, completion,
- * resources, prompts, sampling, elicitation, SSE streams: it answers JSON, statelessly) or tools of the reference
- * test server (tools-call-*, json-schema-2020-12 call tools by names only that server has); README lists them.
+ * prompts, sampling, elicitation, resource templates and subscriptions, SSE streams: it answers JSON, statelessly)
+ * or fixtures of the reference test server (tools-call-* and json-schema-2020-12 call tools, resources-read-* read
+ * resources, by names only that server has); README lists them. Its resources are the cards (MCP Apps).
  */
-const SCENARIOS = ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"] as const
+const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "dns-rebinding-protection"] as const
 
 /** The conformance tool to run: CONFORMANCE_DIR's, or the project's own through npx. */
 const conformanceDir = process.env["CONFORMANCE_DIR"]
