@@ -114,15 +114,11 @@ async function bundle() {
   console.log(`Built dist/cbs.js (${(bytes / 1024 / 1024).toFixed(1)} MB in ${outputs.length} files)`)
 }
 
-/**
- * The article page's editor (src/Ui/Editor/, ProseMirror): one minified script for browsers, dist/editor.js, which
- * the service serves under a content-hashed address. Its size is held to EDITOR_BUDGET_BYTES gzipped
- * (test/EditorBundle.test.ts checks it).
- */
-async function editorBundle(esbuild) {
-  const result = await esbuild.build({
+/** How every browser script is built: one minified file per entry point, for the browsers the pages support. */
+// A function (hoisted): the build runs from the top of this file, before a constant here would be defined.
+function browserScript() {
+  return {
     absWorkingDir: root,
-    entryPoints: ["src/Ui/Editor/Editor.ts"],
     bundle: true,
     format: "iife",
     platform: "browser",
@@ -131,7 +127,16 @@ async function editorBundle(esbuild) {
     legalComments: "none",
     write: false,
     logLevel: "warning"
-  })
+  }
+}
+
+/**
+ * The article page's editor (src/Ui/Editor/, ProseMirror): one minified script for browsers, dist/editor.js, which
+ * the service serves under a content-hashed address. Its size is held to EDITOR_BUDGET_BYTES gzipped
+ * (test/EditorBundle.test.ts checks it).
+ */
+async function editorBundle(esbuild) {
+  const result = await esbuild.build({ ...browserScript(), entryPoints: ["src/Ui/Editor/Editor.ts"] })
   const draft = join(dist, `editor.js.${process.pid}.tmp`)
   writeFileSync(draft, result.outputFiles[0].contents)
   renameSync(draft, join(dist, "editor.js"))
@@ -149,17 +154,9 @@ async function editorBundle(esbuild) {
  */
 async function cardsBundle(esbuild) {
   const result = await esbuild.build({
-    absWorkingDir: root,
+    ...browserScript(),
     entryPoints: { "article-change": "src/Ui/Cards/ArticleChangeCard.ts", stats: "src/Ui/Cards/StatsCard.ts" },
-    bundle: true,
-    format: "iife",
-    platform: "browser",
-    target: ["chrome109", "firefox115", "safari16"],
-    minify: true,
-    legalComments: "none",
-    outdir: join(dist, "cards"),
-    write: false,
-    logLevel: "warning"
+    outdir: join(dist, "cards")
   })
   mkdirSync(join(dist, "cards"), { recursive: true })
   for (const file of result.outputFiles) {
