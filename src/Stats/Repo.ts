@@ -9,8 +9,7 @@ import { withinDays } from "../Sql/SqlFormats.js"
  * One UTC calendar month's counts as the database sums them: `MonthStats` without `backlinks_acquired`, which the
  * service adds. Months with nothing to count are not returned.
  */
-export const MonthCounts = MonthStats.pipe(Schema.omit("backlinks_acquired"))
-export type MonthCounts = typeof MonthCounts.Type
+const MonthCounts = MonthStats.pipe(Schema.omit("backlinks_acquired"))
 
 /** The counts of a range of days. */
 const Counts = MonthCounts.pipe(Schema.omit("month"))

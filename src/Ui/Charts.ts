@@ -1,3 +1,4 @@
+import type { MonthStats, Stats } from "../Domain/Stats.js"
 import { html, SafeHtml } from "./Markup.js"
 
 /** One series of a bar chart; `key` is also its class, which colours its bars and its legend swatch. */
@@ -134,24 +135,10 @@ ${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`
 </figure>`
 }
 
-/** A period's counts, as the website page and the assistants' stats card show them. */
-export interface Counts {
-  readonly articles_published: number
-  readonly backlinks_acquired: number
-  readonly backlinks_industry: number
-  readonly backlinks_local: number
-}
-
-/** One month's counts, oldest first in a series (`month` is `YYYY-MM`). */
-export interface MonthOfCounts {
-  readonly month: string
-  readonly articles_published: number
-  readonly backlinks_industry: number
-  readonly backlinks_local: number
-}
-
-/** The four counts of a period as a list of figures. */
-export const countsList = (counts: Counts) => html`<dl class="stats">
+/** The four counts of a period as a list of figures (the website page and the assistants' stats card). */
+export const countsList = (
+  counts: Pick<Stats, "articles_published" | "backlinks_acquired" | "backlinks_industry" | "backlinks_local">
+) => html`<dl class="stats">
 <div><dt>Articles published</dt><dd>${counts.articles_published}</dd></div>
 <div><dt>Backlinks acquired</dt><dd>${counts.backlinks_acquired}</dd></div>
 <div><dt>Industry backlinks</dt><dd>${counts.backlinks_industry}</dd></div>
@@ -159,7 +146,7 @@ export const countsList = (counts: Counts) => html`<dl class="stats">
 </dl>`
 
 /** The month charts of a website: articles published, and backlinks acquired by category, month by month. */
-export const monthCharts = (months: ReadonlyArray<MonthOfCounts>) => html`<div class="charts">
+export const monthCharts = (months: ReadonlyArray<MonthStats>) => html`<div class="charts">
 ${monthlyChart({
   id: "chart-articles",
   caption: "Articles published per month",

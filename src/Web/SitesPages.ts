@@ -2,8 +2,7 @@ import type { Article, ArticleStatus } from "../Domain/Article.js"
 import type { Backlink, BacklinkCategory } from "../Domain/Backlink.js"
 import type { PageMeta } from "../Domain/Pagination.js"
 import type { Site } from "../Domain/Site.js"
-import type { Stats } from "../Domain/Stats.js"
-import type { MonthCounts } from "../Stats/Repo.js"
+import type { MonthStats, Stats } from "../Domain/Stats.js"
 import { countsList, monthCharts } from "../Ui/Charts.js"
 import { html } from "../Ui/Html.js"
 import { externalLink, layout, none, pager, stackedTable, tableWrap, timestamp, type Viewer } from "./Layout.js"
@@ -134,7 +133,7 @@ export const sitePage = (options: {
   readonly view: SiteView
   readonly stats: Stats
   readonly periodError: string | undefined
-  readonly months: ReadonlyArray<MonthCounts>
+  readonly months: ReadonlyArray<MonthStats>
   readonly articles: Listed<Article>
   readonly backlinks: Record<BacklinkCategory, Listed<Backlink>>
 }) => {

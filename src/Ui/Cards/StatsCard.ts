@@ -1,4 +1,5 @@
-import { type Counts, countsList, type MonthOfCounts, monthCharts, monthName } from "../Charts.js"
+import type { MonthStats, Stats } from "../../Domain/Stats.js"
+import { countsList, monthCharts, monthName } from "../Charts.js"
 import { html, type SafeHtml } from "../Markup.js"
 import { type CardState, type Host, startCard, structured, toolError } from "./Bridge.js"
 
@@ -9,12 +10,8 @@ import { type CardState, type Host, startCard, structured, toolError } from "./B
  * a card gets the counts only.
  */
 
-interface StatsData extends Counts {
-  readonly site_id: number
-  readonly from: string
-  readonly to: string
-  readonly months?: ReadonlyArray<MonthOfCounts>
-}
+/** The stats as the tool's structured content carries them. */
+type StatsData = typeof Stats.Encoded
 
 const CHART_MONTHS = 12
 
@@ -22,7 +19,7 @@ const dataOf = (content: Record<string, unknown> | undefined) =>
   (content as { readonly data?: StatsData } | undefined)?.data
 
 /** The month series: the result's own, else one asked of the host; undefined when there is none to be had. */
-const seriesFor = async (stats: StatsData, host: Host): Promise<ReadonlyArray<MonthOfCounts> | string> => {
+const seriesFor = async (stats: StatsData, host: Host): Promise<ReadonlyArray<MonthStats> | string> => {
   if (stats.months !== undefined) return stats.months
   const tool = host.toolName
   if (host.capabilities.serverTools === undefined || tool === undefined) {
