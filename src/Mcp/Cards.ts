@@ -1,4 +1,5 @@
 import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server"
+import type { ListResourcesResult, ReadResourceResult } from "@modelcontextprotocol/server"
 import type { CardName } from "../Api/AgentTool.js"
 import { builtFile, stylesheet } from "../Ui/Assets.js"
 import { escapeHtml } from "../Ui/Markup.js"
@@ -76,45 +77,39 @@ const cardHtml = (card: Card, mediaOrigin: string) => `<!doctype html>
 </html>
 `
 
-const documents = new Map(CARDS.map((card) => [cardUri(card.name), card]))
+/** `resources/list`: the cards. */
+const cardResources = CARDS.map((card) => ({
+  uri: cardUri(card.name),
+  name: card.name,
+  title: card.title,
+  description: card.description,
+  mimeType: RESOURCE_MIME_TYPE
+}))
 
-/** Each card's document for a media origin (the service has one; it is made once). */
-const written = new Map<string, string>()
-const documentOf = (card: Card, mediaOrigin: string) => {
-  const key = `${card.name} ${mediaOrigin}`
-  const found = written.get(key)
-  if (found !== undefined) return found
-  const made = cardHtml(card, mediaOrigin)
-  written.set(key, made)
-  return made
+/** What the MCP server answers of the cards: their list, and each one's document by its address. */
+export interface Cards {
+  readonly list: () => ListResourcesResult
+  /** `resources/read` of a card, or undefined for an address that is none. */
+  readonly read: (uri: string) => ReadResourceResult | undefined
 }
 
-/** `resources/list`: the cards. */
-export const cardResources = () =>
-  CARDS.map((card) => ({
-    uri: cardUri(card.name),
-    name: card.name,
-    title: card.title,
-    description: card.description,
-    mimeType: RESOURCE_MIME_TYPE
-  }))
-
 /**
- * `resources/read` of a card, or undefined for an address that is none. The card fetches nothing and connects
- * nowhere (the extension's default policy); `mediaOrigin`, where the service keeps uploaded images, is the one place
- * it may show images from (an uploaded featured image).
+ * The cards of a service whose uploaded images are at `mediaOrigin`, written once. A card fetches nothing and
+ * connects nowhere (the extension's default policy); `mediaOrigin` is the one place it may show images from (an
+ * uploaded featured image).
  */
-export const readCard = (uri: string, mediaOrigin: string) => {
-  const card = documents.get(uri)
-  if (card === undefined) return undefined
-  return {
-    contents: [
-      {
+export const makeCards = (mediaOrigin: string): Cards => {
+  const documents = new Map(
+    CARDS.map((card): [string, ReadResourceResult] => {
+      const uri = cardUri(card.name)
+      const content = {
         uri,
         mimeType: RESOURCE_MIME_TYPE,
-        text: documentOf(card, mediaOrigin),
+        text: cardHtml(card, mediaOrigin),
         _meta: { ui: { csp: { resourceDomains: [mediaOrigin] }, prefersBorder: true } }
       }
-    ]
-  }
+      return [uri, { contents: [content] }]
+    })
+  )
+  return { list: () => ({ resources: cardResources }), read: (uri) => documents.get(uri) }
 }

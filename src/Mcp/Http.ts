@@ -21,6 +21,7 @@ import { rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
 import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
+import { makeCards } from "./Cards.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolLimits, type ToolOutcome } from "./Server.js"
@@ -146,6 +147,8 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const base = yield* PublicUrl
       const baseOf = yield* RequestBase
       const allowed = { hosts: [...ownHosts(base)], origins: [...ownOrigins(base)] }
+      // The uploaded images the cards may show are at the service's public address.
+      const cards = makeCards(new URL(base).origin)
 
       // The metadata named after the base URL the client used (see `RequestBase`).
       const unauthorized = (request: HttpServerRequest.HttpServerRequest, sent: boolean) =>
@@ -175,11 +178,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       }
 
       const serverFor = (options: McpHandlerRequestOptions) =>
-        makeMcpServer(
-          tools,
-          (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller,
-          new URL(base).origin
-        )
+        makeMcpServer(tools, (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller, cards)
 
       /**
        * 2026-07-28 requests: each carries its own envelope; `server/discover` is answered; the Mcp-Method and Mcp-Name

@@ -1,7 +1,7 @@
 import { type CallToolResult, ResourceNotFoundError, Server } from "@modelcontextprotocol/server"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv"
 import { NotFound, publicError } from "../Domain/Errors.js"
-import { cardResources, cardToolMeta, EXTENSION_ID, readCard } from "./Cards.js"
+import { type Cards, cardToolMeta, EXTENSION_ID } from "./Cards.js"
 import type { Tool } from "./Tools.js"
 
 /**
@@ -48,8 +48,8 @@ const TOOL_LIST_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const
 export const makeMcpServer = (
   tools: ReadonlyArray<Tool>,
   call: (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>,
-  /** The origin of the service's public address, where its media are (the cards may show images from it). */
-  mediaOrigin: string
+  /** The cards (MCP Apps) some tools' results are shown in, as resources. */
+  cards: Cards
 ): Server => {
   const server = new Server(
     { name: "content-backlink-service", title: "Content and Backlink Service", version: "1.0.0" },
@@ -73,9 +73,9 @@ export const makeMcpServer = (
       ...(tool.card === undefined ? {} : { _meta: cardToolMeta(tool.card) })
     }))
   }))
-  server.setRequestHandler("resources/list", () => ({ resources: cardResources() }))
+  server.setRequestHandler("resources/list", () => cards.list())
   server.setRequestHandler("resources/read", (request) => {
-    const found = readCard(request.params.uri, mediaOrigin)
+    const found = cards.read(request.params.uri)
     if (found === undefined)
       throw new ResourceNotFoundError(request.params.uri, `No resource at ${request.params.uri}.`)
     return found
