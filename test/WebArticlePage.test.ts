@@ -425,6 +425,8 @@ layer(TestServerLive)("web pages: article", (it) => {
           assert.include(page.text, `<h1>Revision ${first!.number} of Second</h1>`)
           assert.include(page.text, "<del>- &lt;p&gt;First version.&lt;/p&gt;</del>")
           assert.include(page.text, "<ins>+ &lt;p&gt;Second version.&lt;/p&gt;</ins>")
+          // The kept line holding the protected link is marked, as in a preview's diff.
+          assert.match(page.text, /<span> {2}[^<]*<mark class="protected-source"/)
           assert.match(page.text, /<iframe class="body" sandbox /)
           const restored = yield* browser.post(`/articles/${articleId}/revisions/${first!.number}/restore`, {
             csrf: page.csrf

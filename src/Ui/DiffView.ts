@@ -21,21 +21,43 @@ const markProtected = (line: string): SafeHtml => {
   return html`${parts}`
 }
 
+/** A line of a diff as shown: kept, removed, added, or a fold or hunk header between them. */
+export interface DiffViewLine {
+  readonly kind: "same" | "removed" | "added" | "gap"
+  readonly text: string
+}
+
 /**
- * A unified diff (a dry run's `preview.diff`) as the pages and the assistants' cards show it: without its file
- * headers, one block per line marked removed (`del`), added (`ins`), kept or a hunk header, and every protected link
- * in a line marked, so a reader sees at a glance that the change keeps them.
+ * A diff as the pages and the assistants' cards show it: one block per line, marked removed (`del`), added (`ins`),
+ * kept or a gap, and every protected link in a line marked, so a reader sees at a glance that the change keeps them.
  */
+export const diffBlock = (lines: ReadonlyArray<DiffViewLine>): SafeHtml =>
+  html`<pre class="diff">${lines.map(({ kind, text }) =>
+    kind === "gap"
+      ? html`<span class="gap">${text}</span>`
+      : kind === "removed"
+        ? html`<del>${markProtected(text)}</del>`
+        : kind === "added"
+          ? html`<ins>${markProtected(text)}</ins>`
+          : html`<span>${markProtected(text)}</span>`
+  )}</pre>`
+
+/** A unified diff (a dry run's `preview.diff`) as a `diffBlock`, without its file headers. */
 export const unifiedDiffView = (diff: string): SafeHtml =>
-  html`<pre class="diff">${diff
-    .split("\n")
-    .filter((line) => !/^(={5,}|--- |\+\+\+ |Index: |\\ )/.test(line) && line !== "")
-    .map((line) =>
-      line.startsWith("@@")
-        ? html`<span class="gap">${line}</span>`
-        : line.startsWith("-")
-          ? html`<del>${markProtected(line)}</del>`
-          : line.startsWith("+")
-            ? html`<ins>${markProtected(line)}</ins>`
-            : html`<span>${markProtected(line)}</span>`
-    )}</pre>`
+  diffBlock(
+    diff
+      .split("\n")
+      .filter((line) => !/^(={5,}|--- |\+\+\+ |Index: |\\ )/.test(line) && line !== "")
+      .map(
+        (text): DiffViewLine => ({
+          kind: text.startsWith("@@")
+            ? "gap"
+            : text.startsWith("-")
+              ? "removed"
+              : text.startsWith("+")
+                ? "added"
+                : "same",
+          text
+        })
+      )
+  )

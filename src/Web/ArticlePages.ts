@@ -3,6 +3,7 @@ import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
 import type { SavingCall } from "../Audit/Repo.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
+import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
 import { type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
@@ -109,15 +110,14 @@ const diffView = (before: string, after: string) => {
   if (removed === 0 && added === 0) return html`<p>The body of this revision is the same as the current one.</p>`
   return html`<p class="diff-summary"><span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>,
 <span class="added">${added} ${added === 1 ? "line" : "lines"} added</span> (a line that changed counts as both).</p>
-<pre class="diff">${foldDiff(lines).map((line) =>
-    line.kind === "gap"
-      ? html`<span class="gap">… ${line.lines} unchanged ${line.lines === 1 ? "line" : "lines"} …</span>`
-      : line.kind === "same"
-        ? html`<span>  ${line.text}</span>`
-        : line.kind === "removed"
-          ? html`<del>- ${line.text}</del>`
-          : html`<ins>+ ${line.text}</ins>`
-  )}</pre>`
+${diffBlock(
+  foldDiff(lines).map(
+    (line): DiffViewLine =>
+      line.kind === "gap"
+        ? { kind: "gap", text: `… ${line.lines} unchanged ${line.lines === 1 ? "line" : "lines"} …` }
+        : { kind: line.kind, text: `${line.kind === "same" ? " " : line.kind === "removed" ? "-" : "+"} ${line.text}` }
+  )
+)}`
 }
 
 const revisionFacts = (
