@@ -10,6 +10,7 @@ import { Clock, Effect, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
+import { Limits } from "../src/Limits/Limits.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import {
@@ -312,10 +313,11 @@ layer(TestServerLive)("MCP interface", (it) => {
             "reason"
           ])
           // The token stands for the user who allowed it.
-          const credential = yield* Effect.flatMap(AccessTokens, (tokens) =>
-            tokens.verify(provider.tokens()!.access_token)
+          const window = yield* Effect.flatMap(Limits, (limits) => limits.currentWindow)
+          const found = yield* Effect.flatMap(AccessTokens, (tokens) =>
+            tokens.verifyCounting(provider.tokens()!.access_token, window)
           )
-          assert.strictEqual(Option.getOrUndefined(credential)?.id, userId)
+          assert.strictEqual(Option.getOrUndefined(found)?.credential.id, userId)
         }).pipe(Effect.scoped)
     )
 

@@ -6,6 +6,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, TestClock } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
+import { Limits } from "../src/Limits/Limits.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { withSessionCookie } from "../src/SignIn/Cookies.js"
 import {
@@ -172,7 +173,13 @@ const exchange = (
 const refresh = (browser: Browser, clientId: string, refreshToken: string) =>
   tokenRequest(browser, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId })
 
-const verify = (token: string) => Effect.flatMap(AccessTokens, (tokens) => tokens.verify(token))
+/** The credential an access token carries now, if it is live (finding it counts a request of its user). */
+const verify = (token: string) =>
+  Effect.gen(function* () {
+    const tokens = yield* AccessTokens
+    const window = yield* Effect.flatMap(Limits, (limits) => limits.currentWindow)
+    return Option.map(yield* tokens.verifyCounting(token, window), (found) => found.credential)
+  })
 
 const assertOAuthError = (reply: Reply, status: number, error: string) => {
   assert.strictEqual(reply.status, status, reply.text)

@@ -8,7 +8,7 @@ import {
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import { Context, Effect, Either, Option, Runtime } from "effect"
-import { Door } from "../Api/Middleware.js"
+import { Door, type RequestAllowance } from "../Api/Middleware.js"
 import { bearerToken } from "../Auth/Authentication.js"
 import type { Credential } from "../Domain/Credential.js"
 import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js"
@@ -84,10 +84,13 @@ const limitHeadersOf = (response: HttpServerResponse.HttpServerResponse): LimitH
     : { remaining, headers: Object.fromEntries(headers) }
 }
 
-/** The door of an agent's tool call: the signed-in user the access token stands for, counted call by call. */
-export const toolDoor = (limits: Limits, credential: Credential, tool: Tool) =>
+/**
+ * The door of an agent's tool call: the signed-in user the access token stands for; `requests` counts the call (or
+ * hands over the count made as the token was found) and says where that leaves the user's limit.
+ */
+export const toolDoor = (credential: Credential, tool: Tool, requests: Effect.Effect<RequestAllowance>) =>
   Door.of({
-    authenticate: Effect.map(limits.countRequest(credential), (requests) => ({ credential, origin: "MCP", requests })),
+    authenticate: Effect.map(requests, (requests) => ({ credential, origin: "MCP", requests })),
     callName: () => ({ method: null, path: null, tool: tool.name })
   })
 
@@ -115,6 +118,23 @@ export const answerTool = (door: Door["Type"], tool: Tool, args: Readonly<Record
         : { _tag: "Error", status: response.status, body: json, text, ...limits }
     return { outcome, limits: limitHeadersOf(response) }
   })
+
+/**
+ * The server's answer to the protocol's: a JSON answer read whole and sent as it is (a stream read chunk by chunk
+ * through the platform costs more than the call it carries); an event stream passed on as it comes.
+ */
+const serverResponseOf = (response: Response) => {
+  const type = response.headers.get("content-type")
+  if (type === null || !type.startsWith("application/json")) return Effect.succeed(HttpServerResponse.fromWeb(response))
+  const headers: Record<string, string> = {}
+  response.headers.forEach((value, name) => {
+    if (name !== "content-type" && name !== "content-length") headers[name] = value
+  })
+  return Effect.map(
+    Effect.promise(() => response.text()),
+    (body) => HttpServerResponse.text(body, { status: response.status, contentType: type, headers })
+  )
+}
 
 /** The revisions of the protocol whose JSON-RPC messages may come in batches; 2025-06-18 removed them. */
 const batchRevisions = new Set(["2024-10-07", "2024-11-05", "2025-03-26"])
@@ -253,10 +273,9 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const handle = Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const token = Option.flatten(bearerToken(request.headers))
-        const credential = Option.isNone(token) ? Option.none() : yield* tokens.verify(token.value)
-        if (Option.isNone(credential)) return unauthorized(request, request.headers["authorization"] !== undefined)
-        const rebinding = foreignHostOrOrigin(request)
-        if (rebinding !== undefined) return jsonRpcError(403, -32000, rebinding)
+        if (Option.isNone(token)) return unauthorized(request, request.headers["authorization"] !== undefined)
+        // A batch the revision has none of is refused before the token is looked up: it runs nothing and counts
+        // nothing.
         const text = yield* request.text
         // The whole JSON-RPC message counts, envelope included.
         yield* refuseDeepJson(text)
@@ -269,27 +288,43 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           const revision = revisionOf(request.headers, messages)
           if (!batchRevisions.has(revision)) return batchRefused(revision)
         }
-        if (!credential.value.canWrite && messages.some(callsWriteTool)) return insufficientScope(request)
+        const window = yield* limits.currentWindow
+        // The statement that finds the token counts a request of its user: the POST's own, or its first call's.
+        const found = yield* tokens.verifyCounting(token.value, window)
+        if (Option.isNone(found)) return unauthorized(request, true)
+        const credential = found.value.credential
+        const counted = yield* limits.allowanceAfter(credential, window, found.value.count, found.value.edits)
+        const rebinding = foreignHostOrOrigin(request)
+        if (rebinding !== undefined) return jsonRpcError(403, -32000, rebinding)
+        if (!credential.canWrite && messages.some(callsWriteTool)) return insufficientScope(request)
         // The answer carries the request-limit headers of the request (the POST's own, or a call's) that left the
         // fewest requests.
         let fewest: LimitHeaders | undefined
         const keep = (headers: LimitHeaders | undefined) => {
           if (headers !== undefined && (fewest === undefined || headers.remaining <= fewest.remaining)) fewest = headers
         }
+        // When every message is a call, the count made with the token is the first call's; otherwise it is the
+        // POST's, and each call counts for itself.
+        let handOver: RequestAllowance | undefined = counted
         if (!messages.every(entersPipeline)) {
-          const allowance = yield* limits.countRequest(credential.value)
+          handOver = undefined
           const answer = withLimitHeaders(
-            allowance.exceeded ? errorResponse(rateLimited(allowance), corsHeaders) : HttpServerResponse.empty(),
-            allowance,
+            counted.exceeded ? errorResponse(rateLimited(counted), corsHeaders) : HttpServerResponse.empty(),
+            counted,
             limits.editsPerDay
           )
-          if (allowance.exceeded) return answer
+          if (counted.exceeded) return answer
           keep(limitHeadersOf(answer))
         }
+        const countCall = Effect.suspend(() => {
+          const allowance = handOver
+          handOver = undefined
+          return allowance === undefined ? limits.countRequest(credential) : Effect.succeed(allowance)
+        })
         const run = Runtime.runPromise(yield* Effect.runtime<never>())
         const call = (tool: Tool, args: Readonly<Record<string, unknown>>) =>
           run(
-            answerTool(toolDoor(limits, credential.value, tool), tool, args) as Effect.Effect<{
+            answerTool(toolDoor(credential, tool, countCall), tool, args) as Effect.Effect<{
               readonly outcome: ToolOutcome
               readonly limits: LimitHeaders | undefined
             }>
@@ -303,15 +338,15 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body: text })
           return answerMcp(webRequest, {
             authInfo: {
-              token: Option.getOrElse(token, () => ""),
+              token: token.value,
               clientId: "",
-              scopes: (credential.value.canWrite ? READ_AND_EDIT : READ_ONLY).split(" "),
+              scopes: (credential.canWrite ? READ_AND_EDIT : READ_ONLY).split(" "),
               extra: { call }
             },
             ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })
         })
-        return HttpServerResponse.setHeaders(HttpServerResponse.fromWeb(response), {
+        return HttpServerResponse.setHeaders(yield* serverResponseOf(response), {
           ...(fewest?.headers ?? {}),
           ...corsHeaders
         })

@@ -1,6 +1,7 @@
-import { Clock, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { hashSecret } from "../Auth/Secrets.js"
 import type { Credential } from "../Domain/Credential.js"
+import { counterKeyPrefix, type RequestWindow } from "../Limits/Limits.js"
 import { OAuthRepo } from "./Repo.js"
 import { allowsWrite } from "./Scopes.js"
 import { ACCESS_TOKEN_PREFIX } from "./Tokens.js"
@@ -12,25 +13,30 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("OAuth/AccessTo
     const repo = yield* OAuthRepo
 
     /**
-     * The signed-in user's credential an access token carries; None when the token is unknown, expired (by the
-     * service's clock) or revoked (its grant ended by a code or refresh token reuse).
+     * The signed-in user's credential an access token carries, its request counted in the user's per-minute
+     * `window` by the same statement (see Limits.allowanceAfter), with the window's count and the account's changes
+     * today; None when the token is unknown, expired (by the service's clock) or revoked (its grant ended by a code
+     * or refresh token reuse), and then nothing is counted.
      */
-    const verify = Effect.fn("AccessTokens.verify")(function* (token: string) {
-      if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 200) return Option.none<Credential>()
-      const now = yield* Clock.currentTimeMillis
-      const found = yield* repo.findAccess(hashSecret(token), new Date(now).toISOString())
-      return Option.map(
-        found,
-        (row): Credential => ({
-          kind: "user",
-          id: row.user_id,
-          accountId: row.account_id,
-          isAdmin: row.is_admin,
-          canWrite: allowsWrite(row.scope)
-        })
+    const verifyCounting = (token: string, window: RequestWindow) => {
+      if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 200) return Effect.succeed(Option.none())
+      const counter = { prefix: counterKeyPrefix("user"), windowStart: window.iso, day: window.day }
+      return Effect.map(
+        repo.findAccessCounting(hashSecret(token), new Date(window.now).toISOString(), counter),
+        Option.map((row) => ({
+          credential: {
+            kind: "user",
+            id: row.user_id,
+            accountId: row.account_id,
+            isAdmin: row.is_admin,
+            canWrite: allowsWrite(row.scope)
+          } satisfies Credential,
+          count: row.count,
+          edits: row.edits
+        }))
       )
-    })
+    }
 
-    return { verify }
+    return { verifyCounting }
   })
 }) {}

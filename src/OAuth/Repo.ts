@@ -30,6 +30,7 @@ const AccessMatch = Schema.Struct({
   is_admin: Schema.Boolean,
   scope: Schema.String
 })
+const CountedAccessMatch = Schema.Struct({ ...AccessMatch.fields, count: Schema.Number, edits: Schema.Number })
 
 /**
  * Authorization codes, grants and tokens. Every secret is looked up by its SHA-256 hash; every time comes from the
@@ -176,26 +177,46 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         update oauth_access_tokens set expires_at = least(expires_at, ${now}::timestamptz)
         where token_hash = ${hash}`.pipe(Effect.asVoid, Effect.orDie)
 
-    const findAccess = SqlSchema.findOne({
-      Request: Schema.Struct({ hash: Hash, now: Schema.String }),
-      Result: AccessMatch,
-      // The match also marks its grant as used now, unless that was done within the last minute.
-      execute: ({ hash, now }) => sql`
-        with found as (
-          select g.id as grant_id, g.last_used_at, g.scope, u.id as user_id, u.account_id, u.is_admin
-          from oauth_access_tokens t
-          join oauth_grants g on g.id = t.grant_id
-          join users u on u.id = g.user_id
-          where t.token_hash = ${hash} and t.expires_at > ${now}::timestamptz and g.revoked_at is null
-        ), used as (
-          update oauth_grants set last_used_at = ${now}::timestamptz
-          where id in (
-            select grant_id from found
-            where last_used_at is null or last_used_at < ${now}::timestamptz - interval '1 minute'
+    /**
+     * The live access token whose hash is `hash`, its request counted in the per-minute window that starts at
+     * `windowStart` (under `counterPrefix` and the user's id, as Limits/Repo.countRequest counts), with the window's
+     * count and the changes its account has made on `day`: one round trip, as for an API key. The match also marks
+     * its grant as used now, unless that was done within the last minute.
+     */
+    const findAccessCounting = (
+      hash: Uint8Array,
+      now: string,
+      counter: { readonly prefix: string; readonly windowStart: string; readonly day: string }
+    ) =>
+      SqlSchema.findOne({
+        Request: Schema.Void,
+        Result: CountedAccessMatch,
+        execute: () => sql`
+          with found as (
+            select g.id as grant_id, g.last_used_at, g.scope, u.id as user_id, u.account_id, u.is_admin
+            from oauth_access_tokens t
+            join oauth_grants g on g.id = t.grant_id
+            join users u on u.id = g.user_id
+            where t.token_hash = ${hash} and t.expires_at > ${now}::timestamptz and g.revoked_at is null
+          ), used as (
+            update oauth_grants set last_used_at = ${now}::timestamptz
+            where id in (
+              select grant_id from found
+              where last_used_at is null or last_used_at < ${now}::timestamptz - interval '1 minute'
+            )
+          ), counted as (
+            insert into request_counters as c (credential, window_start, count)
+            select ${counter.prefix} || found.user_id, ${counter.windowStart}::timestamptz, 1 from found
+            on conflict (credential, window_start) do update set count = c.count + 1
+            returning count
           )
-        )
-        select user_id, account_id, is_admin, scope from found`
-    })
+          select user_id, account_id, is_admin, scope, (select count from counted) as count,
+            coalesce(
+              (select e.count from edit_counters e where e.account_id = found.account_id and e.day = ${counter.day}::date),
+              0
+            ) as edits
+          from found`
+      })(undefined).pipe(Effect.orDie)
 
     /** Deletes codes and tokens that expired before `before` (along their expiry indexes). */
     const pruneExpired = (before: string) =>
@@ -222,7 +243,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       refreshTokenOwner,
       accessTokenOwner,
       expireAccessToken,
-      findAccess: (hash: Uint8Array, now: string) => findAccess({ hash, now }).pipe(Effect.orDie),
+      findAccessCounting,
       pruneExpired
     }
   })
