@@ -9,8 +9,9 @@
 //     largest website (does a request cost more on a bigger website?);
 //   - open-loop: the list at a fixed arrival rate of 100 requests/s, whether or not earlier requests have been
 //     answered, each latency counted from the moment its request was due (no coordinated omission).
-//   - mcp: the same list pages through the MCP tool `list_articles` (POST /mcp, an OAuth access token) and through
-//     GET, alternating on the service: node CPU per call of each.
+//   - mcp: the same list pages through the MCP tool `list_articles` (POST /mcp, an OAuth access token), as a 2025
+//     client and as a 2026-07-28 client sends the call, and through GET, alternating on the service: node CPU per
+//     call of each.
 // It ends with the lines `throughput service / baseline: N %`, `node CPU per request service / baseline: R×`,
 // `MCP tool call CPU / REST request CPU: R×`, `page 1 p50 at 1,000,000 / at 10,000 articles: R×` and
 // `open-loop 100/s p99: N ms`.
@@ -368,44 +369,57 @@ const patchRequests = (ids: ReadonlyArray<number>) => (request: autocannon.Reque
   }
 }
 
-/** The same page sequence as `listRequests`, through the MCP tool `list_articles`. */
-const mcpListRequests = (siteId: number) => {
+/** The revision of MCP without initialize: each request carries its own envelope (`_meta`) and standard headers. */
+const MODERN_REVISION = "2026-07-28"
+
+/**
+ * The same page sequence as `listRequests`, through the MCP tool `list_articles`: as a 2025 client sends it (no
+ * revision header, so 2025-03-26 is assumed), or as a 2026-07-28 client does, with its per-request envelope.
+ */
+const mcpListRequests = (siteId: number, revision: "2025" | typeof MODERN_REVISION) => {
   let n = 0
-  return (request: autocannon.Request): autocannon.Request => ({
-    ...request,
-    method: "POST",
-    path: "/mcp",
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: n,
-      method: "tools/call",
-      params: { name: "list_articles", arguments: { site_id: siteId, per_page: PER_PAGE, page: (n++ % PAGES) + 1 } }
-    })
-  })
+  const envelope = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_REVISION,
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": {}
+  }
+  return (request: autocannon.Request): autocannon.Request => {
+    const args = { site_id: siteId, per_page: PER_PAGE, page: (n % PAGES) + 1 }
+    const params =
+      revision === "2025"
+        ? { name: "list_articles", arguments: args }
+        : { name: "list_articles", arguments: args, _meta: envelope }
+    return {
+      ...request,
+      method: "POST",
+      path: "/mcp",
+      body: JSON.stringify({ jsonrpc: "2.0", id: n++, method: "tools/call", params })
+    }
+  }
 }
 
-/** The tool's answer to page 3 is the REST answer to page 3, or the comparison means nothing. */
+/** The tool's answer to page 3, from a client of either revision, is the REST answer to page 3, or the comparison means nothing. */
 const checkSameThroughMcp = async (base: string, siteId: number, key: string, token: string) => {
   const rest = await fetch(`${base}/api/v1/sites/${siteId}/articles?per_page=${PER_PAGE}&page=3`, {
     headers: { authorization: `Bearer ${key}` }
   })
-  const reply = await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers: { ...mcpHeaders(token) },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "list_articles", arguments: { site_id: siteId, per_page: PER_PAGE, page: 3 } }
-    })
-  })
-  const text = await reply.text()
-  const result = (JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: unknown } }).result
-  if (reply.status !== 200 || result === undefined || result.isError === true) {
-    throw new Error(`list_articles answered ${reply.status}: ${text.slice(0, 400)}`)
-  }
-  if (!isDeepStrictEqual(result.structuredContent, await rest.json())) {
-    throw new Error(`list_articles and GET answer page 3 differently: ${text.slice(0, 400)}`)
+  const expected = await rest.json()
+  for (const [revision, headers] of [
+    ["2025", mcpHeaders(token)],
+    [MODERN_REVISION, modernMcpHeaders(token)]
+  ] as const) {
+    // The third request of the sequence asks for page 3.
+    const next = mcpListRequests(siteId, revision)
+    for (let i = 0; i < 2; i++) next({})
+    const reply = await fetch(`${base}/mcp`, { method: "POST", headers, body: next({}).body as string })
+    const text = await reply.text()
+    const result = (JSON.parse(text) as { result?: { isError?: boolean; structuredContent?: unknown } }).result
+    if (reply.status !== 200 || result === undefined || result.isError === true) {
+      throw new Error(`list_articles (${revision}) answered ${reply.status}: ${text.slice(0, 400)}`)
+    }
+    if (!isDeepStrictEqual(result.structuredContent, expected)) {
+      throw new Error(`list_articles (${revision}) and GET answer page 3 differently: ${text.slice(0, 400)}`)
+    }
   }
 }
 
@@ -413,6 +427,14 @@ const mcpHeaders = (token: string) => ({
   authorization: `Bearer ${token}`,
   "content-type": "application/json",
   accept: "application/json, text/event-stream"
+})
+
+/** The standard headers a 2026-07-28 client sends with a call (the server checks them against the body). */
+const modernMcpHeaders = (token: string) => ({
+  ...mcpHeaders(token),
+  "mcp-protocol-version": MODERN_REVISION,
+  "mcp-method": "tools/call",
+  "mcp-name": "list_articles"
 })
 
 /** One measured run against the target, added to its tally. */
@@ -555,8 +577,9 @@ const verdict = (ok: boolean) => (ok ? "met" : "NOT MET")
 const ratioText = (value: number) => `${value.toFixed(2)}×`
 
 const report = (runs: ReadonlyArray<Tally>) => {
+  const width = Math.max(32, ...runs.map((run) => run.label.length + 2))
   const cells = (values: ReadonlyArray<string>) =>
-    console.log(values.map((value, i) => (i === 0 ? value.padEnd(32) : value.padStart(9))).join(""))
+    console.log(values.map((value, i) => (i === 0 ? value.padEnd(width) : value.padStart(9))).join(""))
   const ms = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(1))
   console.log("")
   cells(["", "req/s", "p50 ms", "p99 ms", "max ms", "non-2xx", "errors", "node CPU", "pg CPU"])
@@ -669,25 +692,37 @@ const main = async () => {
   if (ONLY.has("mcp")) {
     await checkSameThroughMcp(service.url, siteId, key, token)
     const list = () => listRequests(siteId)
-    const mcpList = () => mcpListRequests(siteId)
+    const mcpList = () => mcpListRequests(siteId, "2025")
+    const modernList = () => mcpListRequests(siteId, MODERN_REVISION)
     await cannon(service.url, WARMUP_SECONDS, mcpHeaders(token), mcpList())
+    await cannon(service.url, WARMUP_SECONDS, modernMcpHeaders(token), modernList())
     const rest = tally("service GET list (beside MCP)", service)
     const mcp = tally("service MCP list_articles", service)
+    const modern = tally(`service MCP list_articles, ${MODERN_REVISION}`, service)
+    const runsOf = new Map([
+      [rest, () => measure(rest, LIST_SECONDS / ROUNDS, auth, list)],
+      [mcp, () => measure(mcp, LIST_SECONDS / ROUNDS, mcpHeaders(token), mcpList)],
+      [modern, () => measure(modern, LIST_SECONDS / ROUNDS, modernMcpHeaders(token), modernList)]
+    ])
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? [rest, mcp] : [mcp, rest]
-      for (const run of order) {
-        if (run === rest) await measure(run, LIST_SECONDS / ROUNDS, auth, list)
-        else await measure(run, LIST_SECONDS / ROUNDS, mcpHeaders(token), mcpList)
-      }
+      const order = round % 2 === 0 ? [rest, mcp, modern] : [modern, mcp, rest]
+      for (const run of order) await runsOf.get(run)!()
     }
-    runs.push(rest, mcp)
+    runs.push(rest, mcp, modern)
     const restCpu = cpuPerRequest(rest, "node")
-    const mcpCpu = cpuPerRequest(mcp, "node")
-    const mcpRatio = restCpu === undefined || mcpCpu === undefined ? Number.NaN : mcpCpu / restCpu
+    const ratioTo = (run: Tally) => {
+      const cpu = cpuPerRequest(run, "node")
+      return restCpu === undefined || cpu === undefined ? Number.NaN : cpu / restCpu
+    }
+    const mcpRatio = ratioTo(mcp)
+    const modernRatio = ratioTo(modern)
     console.log(
-      `MCP tool call CPU target ≤ ${TARGET_MCP_CPU_RATIO}× a REST request's: ${verdict(mcpRatio <= TARGET_MCP_CPU_RATIO)}`
+      `MCP tool call CPU target ≤ ${TARGET_MCP_CPU_RATIO}× a REST request's: ${verdict(mcpRatio <= TARGET_MCP_CPU_RATIO)}` +
+        ` (${MODERN_REVISION}: ${ratioText(modernRatio)}, ${verdict(modernRatio <= TARGET_MCP_CPU_RATIO)})`
     )
-    closing.push(`MCP tool call CPU / REST request CPU: ${ratioText(mcpRatio)}`)
+    closing.push(
+      `MCP tool call CPU / REST request CPU: ${ratioText(mcpRatio)} (${MODERN_REVISION}: ${ratioText(modernRatio)})`
+    )
   }
   if (runs.length > 0) report(runs)
   failures.push(...runs.filter((run) => failedShare(run) > MAX_FAILED).map((run) => run.label))

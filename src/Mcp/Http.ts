@@ -131,8 +131,8 @@ const serverResponseOf = (response: Response) => {
     if (name !== "content-type" && name !== "content-length") headers[name] = value
   })
   return Effect.map(
-    Effect.promise(() => response.text()),
-    (body) => HttpServerResponse.text(body, { status: response.status, contentType: type, headers })
+    Effect.promise(() => response.arrayBuffer()),
+    (body) => HttpServerResponse.uint8Array(new Uint8Array(body), { status: response.status, contentType: type, headers })
   )
 }
 
@@ -335,7 +335,9 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const response = yield* Effect.promise(() => {
           const headers = new Headers()
           for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, value)
-          const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body: text })
+          // The SDK reads the body only when it is not handed over parsed (when it is not JSON, and is refused).
+          const body = Either.isRight(parsed) ? null : text
+          const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body })
           return answerMcp(webRequest, {
             authInfo: {
               token: token.value,
