@@ -132,7 +132,8 @@ const serverResponseOf = (response: Response) => {
   })
   return Effect.map(
     Effect.promise(() => response.arrayBuffer()),
-    (body) => HttpServerResponse.uint8Array(new Uint8Array(body), { status: response.status, contentType: type, headers })
+    (body) =>
+      HttpServerResponse.uint8Array(new Uint8Array(body), { status: response.status, contentType: type, headers })
   )
 }
 
