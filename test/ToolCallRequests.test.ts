@@ -167,6 +167,23 @@ layer(TestServerLive)("a tool call is a request", (it) => {
     )
   })
 
+  describe("refused requests", () => {
+    it.effect("a POST refused for a foreign Origin counts once, as a refused HTTP request does", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* newSession
+        const refused = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}), {
+          origin: "https://evil.example"
+        })
+        assert.strictEqual(refused.status, 403, refused.text)
+        assert.lengthOf(yield* toolRows(session.userId), 0)
+        const call = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}))
+        assert.strictEqual(call.status, 200, call.text)
+        assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 2))
+      })
+    )
+  })
+
   describe("batches", () => {
     it.effect(
       "a batch from a client speaking revision 2025-06-18 or later is refused whole with -32600; nothing in it runs or counts",
