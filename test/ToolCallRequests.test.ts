@@ -182,6 +182,22 @@ layer(TestServerLive)("a tool call is a request", (it) => {
         assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 2))
       })
     )
+
+    it.effect("a call the protocol refuses before it runs counts once, and its answer says so in its headers", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* newSession
+        // The transport refuses a POST whose Accept header leaves out the types it may answer with, before any
+        // message in it runs.
+        const refused = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}), {
+          accept: "text/html"
+        })
+        assert.isAtLeast(refused.status, 400, refused.text)
+        assert.isDefined(JSON.parse(refused.text).error, refused.text)
+        assert.lengthOf(yield* toolRows(session.userId), 0)
+        assert.strictEqual(refused.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+      })
+    )
   })
 
   describe("batches", () => {

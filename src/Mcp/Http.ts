@@ -349,6 +349,9 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
             ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })
         })
+        // No call took the count made with the token (the protocol refused the message): it is the POST's.
+        if (handOver !== undefined)
+          keep(limitHeadersOf(withLimitHeaders(HttpServerResponse.empty(), handOver, limits.editsPerDay)))
         return HttpServerResponse.setHeaders(yield* serverResponseOf(response), {
           ...(fewest?.headers ?? {}),
           ...corsHeaders
