@@ -17,8 +17,14 @@ const processIdOf = (client: pg.PoolClient): number | undefined =>
  * statement ends: a cancel still on its way then lands on the next request's statement on that connection, which
  * fails with "canceling statement due to user request" (Effect-TS/effect#8068). Here a connection is marked when a
  * cancel for it is asked for, before it is sent, and a marked connection is closed rather than pooled when it is
- * released: the cancel still stops a statement stuck on a lock (so a transaction can roll back), but can only land
- * on a connection no one else will use. A cancel for a connection already back in the pool is not sent.
+ * released, so that what ends its statement can only land on a connection no one else will use. A cancel for a
+ * connection already back in the pool is not sent.
+ *
+ * What is sent ends the connection's session (`pg_terminate_backend`) rather than its statement: a cancel that
+ * reaches the server before the statement starts (the statement still on its way, or queued behind another) is lost,
+ * and the statement then waits on its lock for as long as the lock is held, its transaction holding its own locks (an
+ * idempotency key among them) all that while. Ending the session always ends the transaction, and the connection was
+ * not going to be used again anyway.
  */
 export const makePgPool = (config: pg.PoolConfig): pg.Pool => {
   const pool = new pg.Pool(config)
@@ -55,18 +61,21 @@ export const makePgPool = (config: pg.PoolConfig): pg.Pool => {
 
   const query = pool.query.bind(pool)
   pool.query = ((text: unknown, ...rest: Array<unknown>) => {
+    const send = query as (...args: Array<unknown>) => unknown
     const cancel = typeof text === "string" ? cancelStatement.exec(text) : null
-    const client = cancel === null ? undefined : leased.get(Number(cancel[1]))
-    if (cancel !== null && client === undefined) {
+    if (cancel === null) return send(text, ...rest)
+    const processId = Number(cancel[1])
+    const client = leased.get(processId)
+    if (client === undefined) {
       // The connection is back in the pool already: its statement has ended, and there is nothing left to cancel.
       const callback = rest.find((arg) => typeof arg === "function") as ((err?: Error) => void) | undefined
       if (callback === undefined) return Promise.resolve({ rows: [], rowCount: 0 })
       queueMicrotask(() => callback())
       return undefined
     }
-    // Marked before the cancel is sent, so that the connection is closed, not pooled, however late the cancel lands.
-    if (client !== undefined) interrupted.add(client)
-    return (query as (...args: Array<unknown>) => unknown)(text, ...rest)
+    // Marked before the session is ended, so that the connection is closed, not pooled, however late that lands.
+    interrupted.add(client)
+    return send(`SELECT pg_terminate_backend(${processId})`, ...rest)
   }) as typeof pool.query
   return pool
 }
