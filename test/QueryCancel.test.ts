@@ -49,7 +49,46 @@ const lock = (admin: pg.Client, key: number) => Effect.promise(() => admin.query
 const unlock = (admin: pg.Client, key: number) =>
   Effect.promise(() => admin.query("select pg_advisory_unlock($1)", [key]))
 
+/** Whether any session holds the advisory lock `key`. */
+const held = (admin: pg.Client, key: number) =>
+  Effect.promise(() =>
+    admin.query<{ n: number }>(
+      `select count(*)::int as n from pg_locks
+        where locktype = 'advisory' and granted and objid = $1
+          and database = (select oid from pg_database where datname = current_database())`,
+      [key]
+    )
+  ).pipe(Effect.map((result) => result.rows[0]!.n > 0))
+
 describe("an interrupted query", () => {
+  it.live.skipIf(!onPostgres)(
+    "ends its transaction even when the cancel arrives before its statement starts (PostgreSQL only)",
+    () =>
+      withPool((pool, admin) =>
+        Effect.gen(function* () {
+          // A request's transaction has taken a lock of its own (as a keyed write takes its key).
+          const client = yield* Effect.promise(() => pool.connect())
+          client.on("error", () => {})
+          yield* Effect.addFinalizer(() => Effect.sync(() => client.release(new Error("done"))))
+          const processId = (client as pg.PoolClient & { readonly processID: number }).processID
+          yield* Effect.promise(() => client.query("begin"))
+          yield* Effect.promise(() => client.query("select pg_advisory_xact_lock($1)", [KEY.c]))
+          // Its client goes away: @effect/sql-pg asks for the cancel of its statement, which has not reached the
+          // server yet; the statement then waits for a lock the test holds.
+          yield* Effect.promise(() => pool.query(`SELECT pg_cancel_backend(${processId})`))
+          yield* lock(admin, KEY.b)
+          const waiting = client.query("select pg_advisory_xact_lock($1)", [KEY.b]).catch(() => "ended")
+          // The transaction ends all the same, and its lock with it, while the test still holds the other one.
+          assert.isFalse(
+            yield* eventually(held(admin, KEY.c), (isHeld) => !isHeld),
+            "the interrupted transaction still holds its lock"
+          )
+          assert.strictEqual(yield* Effect.promise(() => waiting), "ended")
+          yield* unlock(admin, KEY.b)
+        })
+      )
+  )
+
   // The embedded database has a pool of one connection on one shared session: there is no other connection for a
   // cancel to come from, nor another statement for it to land on.
   it.live.skipIf(!onPostgres)(
