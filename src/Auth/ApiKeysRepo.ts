@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AccountId, ApiKeyId } from "../Domain/Ids.js"
+import { countRequestSql, editsUsedSql } from "../Limits/Counters.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
 
 export class ApiKeyRow extends Schema.Class<ApiKeyRow>("ApiKeyRow")({
@@ -74,14 +75,10 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
         Result: CountedKeyMatch,
         execute: () => sql`
           with ${liveKey(hash)}, counted as (
-            insert into request_counters as c (credential, window_start, count)
-            select ${counterPrefix} || k.id, ${windowStart}::timestamptz, 1 from k
-            on conflict (credential, window_start) do update set count = c.count + 1
-            returning count
+            ${countRequestSql(sql, sql`${counterPrefix} || k.id`, windowStart, sql`from k`)}
           )
           select id, account_id, is_admin, read_only, key_hash, (select count from counted) as count,
-            coalesce((select e.count from edit_counters e where e.account_id = k.account_id and e.day = ${day}::date), 0)
-              as edits
+            ${editsUsedSql(sql, sql`k.account_id`, day)} as edits
           from k`
       })(undefined).pipe(Effect.orDie)
 

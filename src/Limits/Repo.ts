@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { AccountId } from "../Domain/Ids.js"
+import { countRequestSql, editsUsedSql } from "./Counters.js"
 
 const Count = Schema.Struct({ count: Schema.Number })
 const CountAndEdits = Schema.Struct({ count: Schema.Number, edits: Schema.Number })
@@ -18,12 +19,8 @@ export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
         Request: Schema.Void,
         Result: CountAndEdits,
         execute: () => sql`
-          insert into request_counters as c (credential, window_start, count)
-          values (${credential}, ${windowStart}::timestamptz, 1)
-          on conflict (credential, window_start) do update set count = c.count + 1
-          returning count,
-            coalesce((select e.count from edit_counters e where e.account_id = ${accountId} and e.day = ${day}::date), 0)
-              as edits`
+          with counted as (${countRequestSql(sql, credential, windowStart)})
+          select count, ${editsUsedSql(sql, accountId, day)} as edits from counted`
       })(undefined).pipe(Effect.orDie)
 
     /**

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AccountId, UserId } from "../Domain/Ids.js"
+import { countRequestSql, editsUsedSql } from "../Limits/Counters.js"
 
 const Hash = Schema.Uint8ArrayFromSelf
 
@@ -205,16 +206,10 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
               where last_used_at is null or last_used_at < ${now}::timestamptz - interval '1 minute'
             )
           ), counted as (
-            insert into request_counters as c (credential, window_start, count)
-            select ${counter.prefix} || found.user_id, ${counter.windowStart}::timestamptz, 1 from found
-            on conflict (credential, window_start) do update set count = c.count + 1
-            returning count
+            ${countRequestSql(sql, sql`${counter.prefix} || found.user_id`, counter.windowStart, sql`from found`)}
           )
           select user_id, account_id, is_admin, scope, (select count from counted) as count,
-            coalesce(
-              (select e.count from edit_counters e where e.account_id = found.account_id and e.day = ${counter.day}::date),
-              0
-            ) as edits
+            ${editsUsedSql(sql, sql`found.account_id`, counter.day)} as edits
           from found`
       })(undefined).pipe(Effect.orDie)
 
