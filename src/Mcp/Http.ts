@@ -306,16 +306,14 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         }
         // When every message is a call, the count made with the token is the first call's; otherwise it is the
         // POST's, and each call counts for itself.
-        let handOver: RequestAllowance | undefined = counted
-        if (!messages.every(entersPipeline)) {
-          handOver = undefined
-          const answer = withLimitHeaders(
-            counted.exceeded ? errorResponse(rateLimited(counted), corsHeaders) : HttpServerResponse.empty(),
-            counted,
-            limits.editsPerDay
-          )
-          if (counted.exceeded) return answer
-          keep(limitHeadersOf(answer))
+        const postLimits = () =>
+          limitHeadersOf(withLimitHeaders(HttpServerResponse.empty(), counted, limits.editsPerDay))
+        let handOver: RequestAllowance | undefined = messages.every(entersPipeline) ? counted : undefined
+        if (handOver === undefined) {
+          if (counted.exceeded) {
+            return withLimitHeaders(errorResponse(rateLimited(counted), corsHeaders), counted, limits.editsPerDay)
+          }
+          keep(postLimits())
         }
         const countCall = Effect.suspend(() => {
           const allowance = handOver
@@ -350,8 +348,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           })
         })
         // No call took the count made with the token (the protocol refused the message): it is the POST's.
-        if (handOver !== undefined)
-          keep(limitHeadersOf(withLimitHeaders(HttpServerResponse.empty(), handOver, limits.editsPerDay)))
+        if (handOver !== undefined) keep(postLimits())
         return HttpServerResponse.setHeaders(yield* serverResponseOf(response), {
           ...(fewest?.headers ?? {}),
           ...corsHeaders
