@@ -25,7 +25,7 @@ import { makeCards } from "./Cards.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolLimits, type ToolOutcome } from "./Server.js"
-import { toolRequest } from "./ToolRequest.js"
+import { planToolRequest, toolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
 
 const corsHeaders: Readonly<Record<string, string>> = {
@@ -38,6 +38,8 @@ const corsHeaders: Readonly<Record<string, string>> = {
 }
 
 const decoder = new TextDecoder()
+/** A request body is read as sent: a byte order mark is kept, and refused as JSON. */
+const bodyDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
 
 /** Runs a tool for the signed-in user of the request being served. */
 type ToolCaller = (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
@@ -58,12 +60,14 @@ interface LimitHeaders {
   readonly headers: Readonly<Record<string, string>>
 }
 
+const requestsItem = /"requests";r=(\d+);t=(\d+)/
+const editsItem = /"edits";r=(\d+);t=(\d+)/
+
 /** The limits an answer's `RateLimit` header states (see RequestLimit.withLimitHeaders), for a tool result. */
 const toolLimitsOf = (response: HttpServerResponse.HttpServerResponse): ToolLimits | undefined => {
   const field = response.headers["ratelimit"] ?? ""
-  const item = (name: string) => new RegExp(`"${name}";r=(\\d+);t=(\\d+)`).exec(field)
-  const requests = item("requests")
-  const edits = item("edits")
+  const requests = requestsItem.exec(field)
+  const edits = editsItem.exec(field)
   if (requests === null || edits === null) return undefined
   return {
     requests_remaining: Number(requests[1]),
@@ -102,13 +106,14 @@ export const toolDoor = (credential: Credential, tool: Tool, requests: Effect.Ef
  */
 export const answerTool = (door: Door["Type"], tool: Tool, args: Readonly<Record<string, unknown>>) =>
   Effect.gen(function* () {
-    const request = toolRequest(tool, args)
-    if (request._tag === "Left") {
-      const { status, body } = publicError(request.left)
+    const plan = planToolRequest(tool, args)
+    if (plan._tag === "Left") {
+      const { status, body } = publicError(plan.left)
       const outcome: ToolOutcome = { _tag: "Error", status, body, text: JSON.stringify(body) }
       return { outcome, limits: undefined }
     }
-    const response = yield* answerInProcess(HttpServerRequest.fromWeb(request.right), Context.make(Door, door))
+    const request = HttpServerRequest.fromWeb(toolRequest(plan.right))
+    const response = yield* answerInProcess(request, Context.make(Door, door))
     const { text, json } = yield* bodyOf(response)
     const stated = toolLimitsOf(response)
     const limits = stated === undefined ? {} : { limits: stated }
@@ -183,7 +188,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       /** Whether a message is a request of its own: a call of a known tool with arguments that make a request. */
       const entersPipeline = (message: unknown) => {
         const call = toolCallOf(message)
-        return call !== undefined && Either.isRight(toolRequest(call.tool, call.args))
+        return call !== undefined && Either.isRight(planToolRequest(call.tool, call.args))
       }
 
       /** The known tool a message calls, with its arguments when they are an object. */
@@ -277,7 +282,8 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         if (Option.isNone(token)) return unauthorized(request, request.headers["authorization"] !== undefined)
         // A batch the revision has none of is refused before the token is looked up: it runs nothing and counts
         // nothing.
-        const text = yield* request.text
+        // Read as bytes: the platform reads `text` in a fiber of its own.
+        const text = bodyDecoder.decode(yield* request.arrayBuffer)
         // The whole JSON-RPC message counts, envelope included.
         yield* refuseDeepJson(text)
         const parsed = Either.try(() => JSON.parse(text) as unknown)

@@ -13,20 +13,31 @@ const routeFor = (tool: Tool, args: Args): ToolRoute | undefined =>
   tool.routes.find((route) => route.when !== undefined && args[route.when] !== undefined) ??
   tool.routes.find((route) => route.when === undefined)
 
-const fileOf = (arg: string, value: unknown): Either.Either<Blob, ValidationError> => {
+/** Whether a file argument is the file's bytes, base64-encoded (as the tool's schema says). */
+const isBase64 = (value: unknown): value is string => {
   const text = typeof value === "string" ? value.replace(/\s+/g, "") : undefined
   return text !== undefined && text.length % 4 === 0 && base64Pattern.test(text)
-    ? Either.right(new Blob([Buffer.from(text, "base64")]))
-    : Either.left(new ValidationError({ message: `${arg}: must be the file's bytes, base64-encoded` }))
 }
 
 /**
- * The request a tool call makes to its endpoint, answered in process by the same pipeline as an HTTP request:
- * path arguments fill the path, query and header arguments their places, and the rest is the body (JSON, or
- * multipart when a file argument is sent), so that the endpoint's own decoding judges them, unknown ones included.
- * Only what cannot be put into a request at all is refused here.
+ * A tool call made into the parts of its endpoint's request, every argument checked to fit where it goes. Building
+ * the request itself (its body encoded, its files decoded) is left to `toolRequest`, so that a POST can be judged
+ * call by call (does each make a request?) without building each request twice.
  */
-export const toolRequest = (tool: Tool, args: Args): Either.Either<Request, ValidationError> =>
+export interface ToolCallPlan {
+  readonly route: ToolRoute
+  readonly url: string
+  readonly headers: Headers
+  /** The body's arguments: what is neither in the path, the query nor a header. */
+  readonly fields: ReadonlyArray<readonly [string, unknown]>
+}
+
+/**
+ * What a tool call asks of its endpoint: path arguments fill the path, query and header arguments their places, and
+ * the rest is the body (JSON, or multipart when a file argument is sent), so that the endpoint's own decoding judges
+ * them, unknown ones included. Only what cannot be put into a request at all is refused here.
+ */
+export const planToolRequest = (tool: Tool, args: Args): Either.Either<ToolCallPlan, ValidationError> =>
   Either.gen(function* () {
     const known = Object.keys((tool.inputSchema["properties"] ?? {}) as object)
     const unknown = Object.keys(args).find((name) => !known.includes(name))
@@ -73,16 +84,28 @@ export const toolRequest = (tool: Tool, args: Args): Either.Either<Request, Vali
     if (!route.hasPayload) {
       const extra = fields[0]
       if (extra !== undefined) return yield* Either.left(new ValidationError({ message: `${extra[0]}: is unexpected` }))
-      return new Request(url, { method: route.method, headers })
     }
-    if (fields.some(([name]) => route.fileArgs.includes(name))) {
-      const form = new FormData()
-      for (const [name, value] of fields) {
-        if (route.fileArgs.includes(name)) form.append(name, yield* fileOf(name, value), name)
-        else form.append(name, textOf(value))
-      }
-      return new Request(url, { method: route.method, headers, body: form })
+    const badFile = fields.find(([name, value]) => route.fileArgs.includes(name) && !isBase64(value))
+    if (badFile !== undefined) {
+      return yield* Either.left(
+        new ValidationError({ message: `${badFile[0]}: must be the file's bytes, base64-encoded` })
+      )
     }
-    headers.set("content-type", "application/json")
-    return new Request(url, { method: route.method, headers, body: JSON.stringify(Object.fromEntries(fields)) })
+    return { route, url, headers, fields }
   })
+
+/** The request a tool call makes to its endpoint, answered in process by the same pipeline as an HTTP request. */
+export const toolRequest = ({ route, url, headers, fields }: ToolCallPlan): Request => {
+  if (!route.hasPayload) return new Request(url, { method: route.method, headers })
+  if (fields.some(([name]) => route.fileArgs.includes(name))) {
+    const form = new FormData()
+    for (const [name, value] of fields) {
+      if (route.fileArgs.includes(name)) {
+        form.append(name, new Blob([Buffer.from((value as string).replace(/\s+/g, ""), "base64")]), name)
+      } else form.append(name, textOf(value))
+    }
+    return new Request(url, { method: route.method, headers, body: form })
+  }
+  headers.set("content-type", "application/json")
+  return new Request(url, { method: route.method, headers, body: JSON.stringify(Object.fromEntries(fields)) })
+}
