@@ -13,10 +13,10 @@ const routeFor = (tool: Tool, args: Args): ToolRoute | undefined =>
   tool.routes.find((route) => route.when !== undefined && args[route.when] !== undefined) ??
   tool.routes.find((route) => route.when === undefined)
 
-/** Whether a file argument is the file's bytes, base64-encoded (as the tool's schema says). */
-const isBase64 = (value: unknown): value is string => {
+/** A file argument's bytes, base64-encoded (as the tool's schema says) with any white space taken out. */
+const base64Of = (value: unknown): string | undefined => {
   const text = typeof value === "string" ? value.replace(/\s+/g, "") : undefined
-  return text !== undefined && text.length % 4 === 0 && base64Pattern.test(text)
+  return text !== undefined && text.length % 4 === 0 && base64Pattern.test(text) ? text : undefined
 }
 
 /**
@@ -27,8 +27,11 @@ const isBase64 = (value: unknown): value is string => {
 export interface ToolCallPlan {
   readonly route: ToolRoute
   readonly url: string
+  /** The header arguments, and the body's content type when it is JSON. */
   readonly headers: Headers
-  /** The body's arguments: what is neither in the path, the query nor a header. */
+  /** The body: none, a JSON object, or a multipart form when a file is sent. */
+  readonly body: "none" | "json" | "multipart"
+  /** The body's arguments: what is neither in the path, the query nor a header; a file as its base64 text. */
   readonly fields: ReadonlyArray<readonly [string, unknown]>
 }
 
@@ -78,34 +81,43 @@ export const planToolRequest = (tool: Tool, args: Args): Either.Either<ToolCallP
       ...route.queryArgs,
       ...route.headerArgs.map((h) => h.arg)
     ])
-    const fields = Object.entries(args).filter(([name, value]) => !taken.has(name) && value !== undefined)
+    const sent = Object.entries(args).filter(([name, value]) => !taken.has(name) && value !== undefined)
     const search = query.size === 0 ? "" : `?${query.toString()}`
     const url = `http://in-process${path}${search}`
     if (!route.hasPayload) {
-      const extra = fields[0]
+      const extra = sent[0]
       if (extra !== undefined) return yield* Either.left(new ValidationError({ message: `${extra[0]}: is unexpected` }))
+      return { route, url, headers, body: "none", fields: [] }
     }
-    const badFile = fields.find(([name, value]) => route.fileArgs.includes(name) && !isBase64(value))
-    if (badFile !== undefined) {
-      return yield* Either.left(
-        new ValidationError({ message: `${badFile[0]}: must be the file's bytes, base64-encoded` })
-      )
+    const fields: Array<readonly [string, unknown]> = []
+    for (const [name, value] of sent) {
+      if (!route.fileArgs.includes(name)) fields.push([name, value])
+      else {
+        const base64 = base64Of(value)
+        if (base64 === undefined) {
+          return yield* Either.left(
+            new ValidationError({ message: `${name}: must be the file's bytes, base64-encoded` })
+          )
+        }
+        fields.push([name, base64])
+      }
     }
-    return { route, url, headers, fields }
+    if (fields.some(([name]) => route.fileArgs.includes(name)))
+      return { route, url, headers, body: "multipart", fields }
+    headers.set("content-type", "application/json")
+    return { route, url, headers, body: "json", fields }
   })
 
 /** The request a tool call makes to its endpoint, answered in process by the same pipeline as an HTTP request. */
-export const toolRequest = ({ route, url, headers, fields }: ToolCallPlan): Request => {
-  if (!route.hasPayload) return new Request(url, { method: route.method, headers })
-  if (fields.some(([name]) => route.fileArgs.includes(name))) {
-    const form = new FormData()
-    for (const [name, value] of fields) {
-      if (route.fileArgs.includes(name)) {
-        form.append(name, new Blob([Buffer.from((value as string).replace(/\s+/g, ""), "base64")]), name)
-      } else form.append(name, textOf(value))
-    }
-    return new Request(url, { method: route.method, headers, body: form })
+export const toolRequest = ({ route, url, headers, body, fields }: ToolCallPlan): Request => {
+  if (body === "none") return new Request(url, { method: route.method, headers })
+  if (body === "json") {
+    return new Request(url, { method: route.method, headers, body: JSON.stringify(Object.fromEntries(fields)) })
   }
-  headers.set("content-type", "application/json")
-  return new Request(url, { method: route.method, headers, body: JSON.stringify(Object.fromEntries(fields)) })
+  const form = new FormData()
+  for (const [name, value] of fields) {
+    if (route.fileArgs.includes(name)) form.append(name, new Blob([Buffer.from(value as string, "base64")]), name)
+    else form.append(name, textOf(value))
+  }
+  return new Request(url, { method: route.method, headers, body: form })
 }
