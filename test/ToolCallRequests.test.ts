@@ -4,7 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, TestClock } from "effect"
 import { readRowsWritten } from "./support/CallLogBatches.js"
-import { callToolRaw, postRpc, toolsCall, toolsList } from "./support/McpClient.js"
+import { callToolRaw, postRpc, postRpcText, toolsCall, toolsList } from "./support/McpClient.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { TestServerLive } from "./support/TestServer.js"
 
@@ -196,6 +196,37 @@ layer(TestServerLive)("a tool call is a request", (it) => {
         assert.isDefined(JSON.parse(refused.text).error, refused.text)
         assert.lengthOf(yield* toolRows(session.userId), 0)
         assert.strictEqual(refused.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+      })
+    )
+    it.effect("a body that is not JSON is a parse error (-32700) that counts once; nothing in it runs", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* newSession
+        const refused = yield* postRpcText(
+          session.mcpUrl,
+          session.token,
+          JSON.stringify(toolsCall("list_sites", {})).slice(0, -1)
+        )
+        assert.strictEqual(refused.status, 400, refused.text)
+        assert.strictEqual(JSON.parse(refused.text).error?.code, -32700, refused.text)
+        assert.strictEqual(refused.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+        assert.lengthOf(yield* toolRows(session.userId), 0)
+      })
+    )
+
+    it.effect("a lone call after a byte order mark is the call it carries, and counts once", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* newSession
+        const call = yield* postRpcText(
+          session.mcpUrl,
+          session.token,
+          `\uFEFF${JSON.stringify(toolsCall("list_sites", {}))}`
+        )
+        assert.strictEqual(call.status, 200, call.text)
+        assert.isUndefined(JSON.parse(call.text).result?.isError, call.text)
+        assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+        assert.lengthOf(yield* toolRows(session.userId), 1)
       })
     )
   })

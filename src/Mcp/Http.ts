@@ -37,9 +37,8 @@ const corsHeaders: Readonly<Record<string, string>> = {
   "access-control-max-age": "86400"
 }
 
+/** Decodes UTF-8, taking out a byte order mark before the text (as the SDK does, reading a body itself). */
 const decoder = new TextDecoder()
-/** A request body is read as sent: a byte order mark is kept, and refused as JSON. */
-const bodyDecoder = new TextDecoder("utf-8", { ignoreBOM: true })
 
 /** Runs a tool for the signed-in user of the request being served. */
 type ToolCaller = (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
@@ -280,10 +279,8 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const token = Option.flatten(bearerToken(request.headers))
         if (Option.isNone(token)) return unauthorized(request, request.headers["authorization"] !== undefined)
-        // A batch the revision has none of is refused before the token is looked up: it runs nothing and counts
-        // nothing.
         // Read as bytes: the platform reads `text` in a fiber of its own.
-        const text = bodyDecoder.decode(yield* request.arrayBuffer)
+        const text = decoder.decode(yield* request.arrayBuffer)
         // The whole JSON-RPC message counts, envelope included.
         yield* refuseDeepJson(text)
         const parsed = Either.try(() => JSON.parse(text) as unknown)
@@ -291,6 +288,8 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           onLeft: () => [undefined],
           onRight: (body) => (Array.isArray(body) ? body : [body])
         })
+        // A batch the revision has none of is refused before the token is looked up: it runs nothing and counts
+        // nothing.
         if (Either.isRight(parsed) && Array.isArray(parsed.right)) {
           const revision = revisionOf(request.headers, messages)
           if (!batchRevisions.has(revision)) return batchRefused(revision)

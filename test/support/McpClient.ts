@@ -239,6 +239,14 @@ export const postRpc = (
   token: string | undefined,
   body: unknown,
   headers: Record<string, string> = {}
+): Effect.Effect<HttpReply> => postRpcText(url, token, JSON.stringify(body), headers)
+
+/** The same POST with `text` as its body, exactly as written (not JSON, say). */
+export const postRpcText = (
+  url: string,
+  token: string | undefined,
+  text: string,
+  headers: Record<string, string> = {}
 ): Effect.Effect<HttpReply> =>
   Effect.promise(async () => {
     const res = await fetch(url, {
@@ -249,7 +257,7 @@ export const postRpc = (
         ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
         ...headers
       },
-      body: JSON.stringify(body)
+      body: text
     })
     return { status: res.status, headers: res.headers, text: await res.text() }
   })
