@@ -4,20 +4,23 @@ import { CurrentCaller, type RequestAllowance, RequestLimit } from "../Api/Middl
 import { RateLimited } from "../Domain/Errors.js"
 import { Limits } from "./Limits.js"
 
+/** The `RateLimit-*` headers of a response to a counted request, as `withLimitHeaders` sets them. */
+export const limitHeaders = (allowance: RequestAllowance, editsPerDay: number): Record<string, string> => ({
+  "ratelimit-limit": String(allowance.limit),
+  "ratelimit-remaining": String(allowance.remaining),
+  "ratelimit-reset": String(allowance.reset),
+  "ratelimit-policy": `"requests";q=${allowance.limit};w=60, "edits";q=${editsPerDay};w=86400`,
+  // Both quotas as they stand after this request: requests left in the minute, article changes left today.
+  ratelimit: `"requests";r=${allowance.remaining};t=${allowance.reset}, "edits";r=${allowance.editsRemaining};t=${allowance.editsReset}`
+})
+
 /** `RateLimit-*` headers (and `Retry-After` on a 429 that has none) for every authenticated response. */
 export const withLimitHeaders = (
   response: HttpServerResponse.HttpServerResponse,
   allowance: RequestAllowance,
   editsPerDay: number
 ) => {
-  const headers: Record<string, string> = {
-    "ratelimit-limit": String(allowance.limit),
-    "ratelimit-remaining": String(allowance.remaining),
-    "ratelimit-reset": String(allowance.reset),
-    "ratelimit-policy": `"requests";q=${allowance.limit};w=60, "edits";q=${editsPerDay};w=86400`,
-    // Both quotas as they stand after this request: requests left in the minute, article changes left today.
-    ratelimit: `"requests";r=${allowance.remaining};t=${allowance.reset}, "edits";r=${allowance.editsRemaining};t=${allowance.editsReset}`
-  }
+  const headers = limitHeaders(allowance, editsPerDay)
   if (response.status === 429 && response.headers["retry-after"] === undefined) {
     headers["retry-after"] = String(allowance.reset)
   }

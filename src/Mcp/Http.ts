@@ -17,7 +17,7 @@ import { ownHosts, ownOrigins } from "../Http/Origins.js"
 import { PublicUrl, RequestBase } from "../Http/PublicUrl.js"
 import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
 import { Limits } from "../Limits/Limits.js"
-import { rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
+import { limitHeaders, rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
 import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
@@ -76,12 +76,10 @@ const toolLimitsOf = (response: HttpServerResponse.HttpServerResponse): ToolLimi
   }
 }
 
-/** The request-limit headers of an answer, and how many requests they leave. */
-const limitHeadersOf = (response: HttpServerResponse.HttpServerResponse): LimitHeaders | undefined => {
-  const headers = Object.entries(response.headers).filter(
-    ([name]) => name.startsWith("ratelimit-") || name === "retry-after"
-  )
-  const remaining = Number(response.headers["ratelimit-remaining"])
+/** The request-limit headers among an answer's headers, and how many requests they leave. */
+const limitHeadersOf = (fields: Readonly<Record<string, string>>): LimitHeaders | undefined => {
+  const headers = Object.entries(fields).filter(([name]) => name.startsWith("ratelimit-") || name === "retry-after")
+  const remaining = Number(fields["ratelimit-remaining"])
   return headers.length === 0 || !Number.isFinite(remaining)
     ? undefined
     : { remaining, headers: Object.fromEntries(headers) }
@@ -120,7 +118,7 @@ export const answerTool = (door: Door["Type"], tool: Tool, args: Readonly<Record
       response.status >= 200 && response.status < 300
         ? { _tag: "Ok", data: json, text, ...limits }
         : { _tag: "Error", status: response.status, body: json, text, ...limits }
-    return { outcome, limits: limitHeadersOf(response) }
+    return { outcome, limits: limitHeadersOf(response.headers) }
   })
 
 /**
@@ -311,8 +309,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         }
         // When every message is a call, the count made with the token is the first call's; otherwise it is the
         // POST's, and each call counts for itself.
-        const postLimits = () =>
-          limitHeadersOf(withLimitHeaders(HttpServerResponse.empty(), counted, limits.editsPerDay))
+        const postLimits = () => limitHeadersOf(limitHeaders(counted, limits.editsPerDay))
         let handOver: RequestAllowance | undefined = messages.every(entersPipeline) ? counted : undefined
         if (handOver === undefined) {
           if (counted.exceeded) {
