@@ -47,6 +47,13 @@ const assertServedThenLimited = (answers: ReadonlyArray<ToolAnswer>) => {
   return served
 }
 
+/** A POST refused before any call in it ran: it counted once (its answer says so), and no call was logged. */
+const assertCountedOnceRanNothing = (userId: number, reply: { readonly headers: Headers; readonly text: string }) =>
+  Effect.gen(function* () {
+    assert.strictEqual(reply.headers.get("ratelimit-remaining"), String(LIMIT - 1), reply.text)
+    assert.lengthOf(yield* toolRows(userId), 0)
+  })
+
 layer(TestServerLive)("a tool call is a request", (it) => {
   describe("counted against the request limit, call by call", () => {
     it.effect(
@@ -194,8 +201,7 @@ layer(TestServerLive)("a tool call is a request", (it) => {
         })
         assert.isAtLeast(refused.status, 400, refused.text)
         assert.isDefined(JSON.parse(refused.text).error, refused.text)
-        assert.lengthOf(yield* toolRows(session.userId), 0)
-        assert.strictEqual(refused.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+        yield* assertCountedOnceRanNothing(session.userId, refused)
       })
     )
     it.effect("a body that is not JSON is a parse error (-32700) that counts once; nothing in it runs", () =>
@@ -209,8 +215,7 @@ layer(TestServerLive)("a tool call is a request", (it) => {
         )
         assert.strictEqual(refused.status, 400, refused.text)
         assert.strictEqual(JSON.parse(refused.text).error?.code, -32700, refused.text)
-        assert.strictEqual(refused.headers.get("ratelimit-remaining"), String(LIMIT - 1))
-        assert.lengthOf(yield* toolRows(session.userId), 0)
+        yield* assertCountedOnceRanNothing(session.userId, refused)
       })
     )
 
