@@ -1,8 +1,9 @@
 // @tags: runtime
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
+import { clockStarts } from "./support/Clock.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -12,11 +13,7 @@ const partnerLink = (href = PARTNER.href, text = PARTNER.text) =>
 const PROTECTED_BODY = `<p>Read about ${partnerLink()} today.</p>`
 
 /** Each test starts a minute after the previous one: the shared session never meets its request limit. */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("61 seconds")
 
 type Session = Effect.Effect.Success<typeof newMcpSession>
 let shared: Session | undefined

@@ -13,6 +13,7 @@ import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { Limits } from "../src/Limits/Limits.js"
 import { AccessTokens } from "../src/OAuth/AccessTokens.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
+import { clockStarts } from "./support/Clock.js"
 import {
   allowInBrowser,
   callToolRaw,
@@ -47,11 +48,7 @@ const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href=
  * still; each test starts at the real time and at least a minute after the previous test's start, so that no two
  * tests share a request-limit window (the shared session's token counts in every test that uses it).
  */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("61 seconds")
 
 /** The test server has no PUBLIC_BASE_URL, so its public address (the OAuth issuer) is http://localhost:<port>. */
 const context = Effect.gen(function* () {

@@ -8,6 +8,7 @@ import { PasswordHashParameters, verifyPassword } from "../src/Auth/Passwords.js
 import type { AccountId } from "../src/Domain/Ids.js"
 import { HttpServerLive } from "../src/Server/Server.js"
 import type { Database } from "../src/Sql/Database.js"
+import { clockStarts } from "./support/Clock.js"
 import { hiddenField, makeBrowser, signInFormToken, submitSignIn, withToken } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD } from "./support/WebPages.js"
@@ -17,11 +18,7 @@ import { PASSWORD } from "./support/WebPages.js"
  * and an hour after the previous one: all requests come from 127.0.0.1, and no test may meet the slots that another
  * one's wrong passwords hold for that address.
  */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 60 * 60_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("1 hour")
 
 /** A user with a password, and a browser of its own. */
 const makeUser = Effect.gen(function* () {

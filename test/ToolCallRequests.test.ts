@@ -4,6 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect, TestClock } from "effect"
 import { readRowsWritten } from "./support/CallLogBatches.js"
+import { clockStarts } from "./support/Clock.js"
 import { callToolRaw, postRpc, postRpcText, toolsCall, toolsList } from "./support/McpClient.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { TestServerLive } from "./support/TestServer.js"
@@ -14,11 +15,7 @@ const LIMIT = 60
  * The test's "now": the server runs on the test clock, which stands still. Each test starts at least a minute after
  * the previous one, so that no two tests share a request-limit window.
  */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("61 seconds")
 
 const newSession = newMcpSession
 

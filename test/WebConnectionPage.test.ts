@@ -1,7 +1,8 @@
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId } from "../src/Domain/Ids.js"
+import { clockStarts } from "./support/Clock.js"
 import { makeBrowser, postRpc, REDIRECT_URI, signInWithSdk, toolsList } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { apiStatus, assertPageHeaders, open, PASSWORD, rowWith, signedInAccount } from "./support/WebPages.js"
@@ -10,11 +11,7 @@ import { apiStatus, assertPageHeaders, open, PASSWORD, rowWith, signedInAccount 
  * Under `layer(...)` the server runs on the test clock, which starts at the epoch. Each test starts at the real
  * time and a minute after the previous one, so that no two share a request-limit window.
  */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("61 seconds")
 
 const keysOf = (accountId: AccountId) => Effect.flatMap(ApiKeys, (keys) => keys.list(accountId))
 
