@@ -6,7 +6,7 @@ import { NotFound } from "../src/Domain/Errors.js"
 import { ArticleId, SiteId } from "../src/Domain/Ids.js"
 import { ListResponse } from "../src/Domain/Pagination.js"
 import type { ArticlesQuery } from "../src/Domain/Queries.js"
-import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
+import { apiClient, failureOf } from "./support/ApiClient.js"
 import { listContract } from "./support/ListContract.js"
 import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import {
@@ -30,14 +30,14 @@ const makeArticles = (siteId: SiteId, fields: ReadonlyArray<ArticleFields>) =>
 const listArticles = (key: string, siteId: SiteId, query: Partial<ArticlesQuery> = {}) =>
   Effect.gen(function* () {
     const client = yield* apiClient(key)
-    return yield* client.articles.listArticles({ path: idPath(siteId), urlParams: { page: 1, per_page: 20, ...query } })
+    return yield* client.articles.listArticles({ path: { id: siteId }, urlParams: { page: 1, per_page: 20, ...query } })
   })
 
 /** One article with its body, through the typed client. */
 const getArticle = (key: string, id: ArticleId) =>
   Effect.gen(function* () {
     const client = yield* apiClient(key)
-    return yield* client.articles.getArticle({ path: idPath(id) })
+    return yield* client.articles.getArticle({ path: { id: id } })
   })
 
 const idsOf = (body: { readonly data: ReadonlyArray<{ readonly id: number }> }) => body.data.map((item) => item.id)
@@ -82,7 +82,7 @@ layer(TestServerLive)("articles", (it) => {
         return {
           key,
           path: `/api/v1/sites/${siteId}/articles`,
-          list: (page) => client.articles.listArticles({ path: idPath(siteId), urlParams: page })
+          list: (page) => client.articles.listArticles({ path: { id: siteId }, urlParams: page })
         }
       })
   })

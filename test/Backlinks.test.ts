@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { NotFound } from "../src/Domain/Errors.js"
 import { type BacklinkId, SiteId } from "../src/Domain/Ids.js"
 import type { BacklinksQuery } from "../src/Domain/Queries.js"
-import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
+import { apiClient, failureOf } from "./support/ApiClient.js"
 import { listContract } from "./support/ListContract.js"
 import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import {
@@ -28,7 +28,7 @@ const listBacklinks = (key: string, siteId: SiteId, query: Partial<BacklinksQuer
   Effect.gen(function* () {
     const client = yield* apiClient(key)
     return yield* client.backlinks.listBacklinks({
-      path: idPath(siteId),
+      path: { id: siteId },
       urlParams: { page: 1, per_page: 20, ...query }
     })
   })
@@ -72,7 +72,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
         return {
           key,
           path: `/api/v1/sites/${siteId}/backlinks`,
-          list: (page) => client.backlinks.listBacklinks({ path: idPath(siteId), urlParams: page })
+          list: (page) => client.backlinks.listBacklinks({ path: { id: siteId }, urlParams: page })
         }
       })
   })

@@ -4,7 +4,7 @@ import { Effect, TestClock } from "effect"
 import { NotFound } from "../src/Domain/Errors.js"
 import { SiteId } from "../src/Domain/Ids.js"
 import { MAX_STATS_MONTHS, type StatsQuery } from "../src/Domain/Queries.js"
-import { apiClient, failureOf, idPath } from "./support/ApiClient.js"
+import { apiClient, failureOf } from "./support/ApiClient.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import { getWithKey as get, siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
@@ -18,7 +18,7 @@ const assertValidationError = (result: { readonly status: number; readonly body:
 const getStats = (key: string, siteId: SiteId, query: StatsQuery = {}) =>
   Effect.gen(function* () {
     const client = yield* apiClient(key)
-    return yield* client.stats.getStats({ path: idPath(siteId), urlParams: query })
+    return yield* client.stats.getStats({ path: { id: siteId }, urlParams: query })
   })
 
 /** `YYYY-MM-DD` of a UTC date. */

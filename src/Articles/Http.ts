@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, type Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Api } from "../Api/Api.js"
 import { EditResponse, FeaturedImageResponse } from "../Api/Articles.js"
 import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/Middleware.js"
@@ -8,7 +8,6 @@ import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
-import { requireId } from "../Http/RequireId.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 import { Articles } from "./Articles.js"
 import { ArticleEdits, type EditContext } from "./Edits.js"
@@ -86,7 +85,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
     /** PUT and PATCH: the change, or with `dry_run=true` its preview; at most once per Idempotency-Key. */
     const editArticle = <P extends { readonly reason?: string | undefined }, E1, E2>(
       request: {
-        readonly path: { readonly id: Option.Option<ArticleId> }
+        readonly path: { readonly id: ArticleId }
         readonly payload: P
         readonly urlParams: { readonly dry_run?: boolean | undefined }
         readonly headers: WriteHeaders
@@ -102,7 +101,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
     ) =>
       Effect.gen(function* () {
         const { path, payload, urlParams, headers } = request
-        const id = yield* requireId(path.id, "article")
+        const id = path.id
         const context = yield* writeContext(payload.reason, headers)
         if (urlParams.dry_run === true) yield* noteCall("dry_run")
         const write: Effect.Effect<{ data: ArticleWithBody; preview?: Preview | undefined }, E1 | E2> =
@@ -115,7 +114,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
     return handlers
       .handle("listArticles", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          const siteId = yield* requireId(path.id, "website")
+          const siteId = path.id
           const { data, meta } = yield* articles.listJson(yield* CurrentCredential, siteId, urlParams)
           // Sent as the database wrote it rather than through the success schema's encoder (see ArticlesRepo.list):
           // decoding and encoding 100 rows cost more than the rest of the request.
@@ -126,7 +125,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
       )
       .handle("getArticle", ({ path }) =>
         Effect.gen(function* () {
-          const id = yield* requireId(path.id, "article")
+          const id = path.id
           const article = yield* articles.get(yield* CurrentCredential, id)
           yield* HttpApp.appendPreResponseHandler((_request, response) =>
             Effect.succeed(
@@ -144,7 +143,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
       .handle("patchArticle", (request) => editArticle(request, "PATCH", encodePatch, edits.patch, edits.previewPatch))
       .handle("replaceFeaturedImage", ({ path, payload, urlParams, headers }) =>
         Effect.gen(function* () {
-          const id = yield* requireId(path.id, "article")
+          const id = path.id
           const image = "image" in payload ? payload.image : undefined
           // A retry sends the same file again: the request is the same when the file's content is.
           const imageDigest =

@@ -26,7 +26,7 @@ const articleSubjects = <Id extends string, Groups extends HttpApiGroup.HttpApiG
           onNone: () => null,
           onSome: (path) => {
             const id = path[field]
-            return typeof id === "number" ? id : Option.isOption(id) ? (Option.getOrNull(id) as number | null) : null
+            return typeof id === "number" ? id : null
           }
         })
       )

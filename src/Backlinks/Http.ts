@@ -2,7 +2,6 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
-import { requireId } from "../Http/RequireId.js"
 import { Backlinks } from "./Backlinks.js"
 
 export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handlers) =>
@@ -10,7 +9,7 @@ export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handler
     const backlinks = yield* Backlinks
     return handlers.handle("listBacklinks", ({ path, urlParams }) =>
       Effect.gen(function* () {
-        const siteId = yield* requireId(path.id, "website")
+        const siteId = path.id
         return yield* backlinks.list(yield* CurrentCredential, siteId, urlParams)
       })
     )

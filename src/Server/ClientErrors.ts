@@ -4,6 +4,7 @@ import { Api } from "../Api/Api.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
+import { isNoRecord } from "../Domain/Ids.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
 import { MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "../Http/RequestBodies.js"
@@ -84,6 +85,9 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
         const failure = Cause.failureOption(cause) as Option.Option<unknown>
         if (Option.isSome(failure) && isTagged(failure.value, "HttpApiDecodeError")) {
           const { issues } = failure.value as unknown as { readonly issues: ReadonlyArray<DecodeIssue> }
+          // A path id that cannot name a record is answered as one that does not exist.
+          const noRecord = issues.find((issue) => isNoRecord(issue.message))
+          if (noRecord !== undefined) return Effect.succeed(errorResponse(new NotFound({ message: noRecord.message })))
           return Effect.succeed(unprocessable(fromDecodeIssues(issues)))
         }
         if (Option.isSome(failure) && isTagged(failure.value, "RouteNotFound")) return routeNotFound

@@ -2,7 +2,6 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
-import { requireId } from "../Http/RequireId.js"
 import { Stats } from "./Stats.js"
 
 export const StatsHttpLive = HttpApiBuilder.group(Api, "stats", (handlers) =>
@@ -10,7 +9,7 @@ export const StatsHttpLive = HttpApiBuilder.group(Api, "stats", (handlers) =>
     const stats = yield* Stats
     return handlers.handle("getStats", ({ path, urlParams }) =>
       Effect.gen(function* () {
-        const siteId = yield* requireId(path.id, "website")
+        const siteId = path.id
         return { data: yield* stats.get(yield* CurrentCredential, siteId, urlParams) }
       })
     )

@@ -14,7 +14,7 @@ import {
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
 
-const decodeKeyId = Schema.decodeUnknownOption(PathId(ApiKeyId, "API key id."))
+const decodeKeyId = Schema.decodeUnknownOption(PathId(ApiKeyId, "API key", "API key id."))
 
 /**
  * The site-connection page and its forms:
@@ -73,7 +73,7 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
     /** One of the account's keys that is not revoked yet, by the id in the path. */
     const activeKey = (viewer: Viewer) =>
       Effect.gen(function* () {
-        const id = Option.flatMap(decodeKeyId((yield* HttpRouter.params)["id"]), (found) => found)
+        const id = decodeKeyId((yield* HttpRouter.params)["id"])
         const own = yield* keys.list(viewer.credential.accountId)
         return Option.flatMap(id, (wanted) =>
           Option.fromNullable(own.find((key) => key.id === wanted && key.revoked_at === null))
@@ -105,7 +105,7 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/connection/keys/:id/revoke",
       guard.form("/connection", (viewer, _form) =>
         Effect.gen(function* () {
-          const id = Option.flatMap(decodeKeyId((yield* HttpRouter.params)["id"]), (found) => found)
+          const id = decodeKeyId((yield* HttpRouter.params)["id"])
           const own = yield* keys.list(viewer.credential.accountId)
           if (Option.isNone(id) || !own.some((key) => key.id === id.value)) return notFoundPage(viewer, "API key")
           yield* keys.revoke(id.value)

@@ -116,7 +116,7 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
       guard.page((viewer, request) =>
         Effect.gen(function* () {
           const params = yield* HttpRouter.params
-          const siteId = Option.flatMap(decodeSitePath(params), (path) => path.id)
+          const siteId = Option.map(decodeSitePath(params), (path) => path.id)
           if (Option.isNone(siteId)) return notFoundPage(viewer, "website")
           const search = searchOf(request.url)
           const view = {

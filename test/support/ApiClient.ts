@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Api } from "../../src/Api/Api.js"
 import { TestApp } from "./TestServer.js"
 
@@ -20,12 +20,6 @@ export const apiClient = (key: string) =>
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 export type ApiClient = Effect.Effect.Success<ReturnType<typeof apiClient>>
-
-/**
- * The `path` of an endpoint with an `{id}`. Path ids decode to an `Option` (a path that cannot name a record is
- * `None`, answered 404), so the client takes the id wrapped in `Some`.
- */
-export const idPath = <A extends number>(id: A) => ({ id: Option.some(id) })
 
 /**
  * The error a call fails with, for asserting on a typed error body. A call that succeeds fails the test with the
