@@ -5,6 +5,7 @@ import { Client, type ClientOptions, StreamableHTTPClientTransport } from "@mode
 import { Effect, TestClock } from "effect"
 import { makeBrowser, signInWithSdk, type TestOAuthProvider } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { toolNames } from "./support/Tools.js"
 
 /**
  * The revisions of MCP a client may speak: 2026-07-28 (no initialize: `server/discover`, a per-request envelope,
@@ -13,15 +14,6 @@ import { TestApp, TestServerLive } from "./support/TestServer.js"
  */
 
 const PASSWORD = "correct horse battery staple"
-const TOOLS = [
-  "get_article",
-  "get_stats",
-  "list_articles",
-  "list_backlinks",
-  "list_sites",
-  "replace_featured_image",
-  "update_article"
-]
 
 /** What a client sent and got: each POST's headers, JSON body and answer. */
 interface Exchange {
@@ -83,7 +75,7 @@ const connect = (mcpUrl: string, provider: TestOAuthProvider, options: ClientOpt
 const useEveryTool = (client: Client, site: number, article: number) =>
   Effect.promise(async () => {
     const listed = await client.listTools()
-    assert.deepStrictEqual(listed.tools.map((tool) => tool.name).sort(), TOOLS)
+    assert.deepStrictEqual(listed.tools.map((tool) => tool.name).sort(), toolNames)
     const calls: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
       ["list_sites", {}],
       ["list_articles", { site_id: site }],
