@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
-import { Effect, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { Api } from "../Api/Api.js"
 import { EditResponse, FeaturedImageResponse } from "../Api/Articles.js"
 import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/Middleware.js"
@@ -161,4 +161,4 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         }).pipe(retryAfterMidnight)
       )
   })
-)
+).pipe(Layer.provide([Articles.Default, ArticleEdits.Default, FeaturedImages.Default, Idempotency.Default]))

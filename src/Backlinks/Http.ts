@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
 import { Backlinks } from "./Backlinks.js"
@@ -14,4 +14,4 @@ export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handler
       })
     )
   })
-)
+).pipe(Layer.provide(Backlinks.Default))

@@ -42,7 +42,12 @@ import { fromNetwork, serverMiddleware } from "./Pipeline.js"
 import { createServer } from "./StartupGate.js"
 import { TracingLive } from "./Tracing.js"
 
-/** The feature services; they need only the database. */
+/**
+ * The feature services, for the doors that are not API groups (pages, MCP, OAuth, the middleware). Each API group's
+ * handler layer provides the services it calls itself, so an endpoint's feature is one folder and this server lists
+ * its group only; a layer is built once however many layers provide it (layers are memoised), so each service is
+ * one instance.
+ */
 export const ServicesLive = Layer.mergeAll(
   Sites.Default,
   Articles.Default,

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
 import { Sites } from "./Sites.js"
@@ -11,4 +11,4 @@ export const SitesHttpLive = HttpApiBuilder.group(Api, "sites", (handlers) =>
       Effect.flatMap(CurrentCredential, (credential) => sites.list(credential, urlParams))
     )
   })
-)
+).pipe(Layer.provide(Sites.Default))

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
 import { Stats } from "./Stats.js"
@@ -14,4 +14,4 @@ export const StatsHttpLive = HttpApiBuilder.group(Api, "stats", (handlers) =>
       })
     )
   })
-)
+).pipe(Layer.provide(Stats.Default))
