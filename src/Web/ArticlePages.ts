@@ -1,6 +1,6 @@
 import { Option } from "effect"
 import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
-import type { SavingCall } from "../Audit/Repo.js"
+import type { SavingCall } from "../Domain/Activity.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
 import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
