@@ -1,7 +1,7 @@
 import { Option } from "effect"
-import type { RevisionEntry, RevisionRow } from "../Articles/RevisionsRepo.js"
 import type { SavingCall } from "../Domain/Activity.js"
 import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
+import type { RevisionEntry, RevisionRow } from "../Domain/Revision.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
 import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
