@@ -1,7 +1,9 @@
 /**
  * The layering, checked by `npm run lint:deps` (dependency-cruiser): declarations load no SQL and no server, a
  * feature reaches another only through its service, and folders do not depend on each other in a circle.
- * Any violation fails the check.
+ * Any violation fails the check. Type-only imports count (`tsPreCompilationDeps`): a page that takes its row type from
+ * a repository depends on that repository's layer even though the import leaves no trace in the built code. The
+ * browser scripts alone may import types beyond their own modules (the build erases them), and only src/Domain/'s.
  */
 module.exports = {
   forbidden: [
@@ -36,7 +38,7 @@ module.exports = {
         "src/Ui/Editor/ is the article page's script (built for browsers into dist/editor.js): it imports only its own modules and ProseMirror, and no server module imports it.",
       severity: "error",
       from: { path: "^src/Ui/Editor/" },
-      to: { path: "^src/", pathNot: "^src/Ui/Editor/" }
+      to: { path: "^src/", pathNot: "^src/Ui/Editor/", dependencyTypesNot: ["type-only"] }
     },
     {
       name: "server-does-not-load-the-editor",
@@ -51,14 +53,30 @@ module.exports = {
         "src/Ui/Cards/ are the assistants' cards (built for browsers into dist/cards/): they import their own modules and the pure markup, chart and diff modules the pages share, nothing of the server.",
       severity: "error",
       from: { path: "^src/Ui/Cards/" },
-      to: { path: "^src/", pathNot: "^src/Ui/(Cards/|Markup\\.ts$|Charts\\.ts$|DiffView\\.ts$)" }
+      to: {
+        path: "^src/",
+        pathNot: "^src/Ui/(Cards/|Markup\\.ts$|Charts\\.ts$|DiffView\\.ts$)",
+        dependencyTypesNot: ["type-only"]
+      }
     },
     {
       name: "shared-browser-modules-stay-pure",
       comment: "The markup, chart and diff modules run in browsers too (in the cards): they import only each other.",
       severity: "error",
       from: { path: "^src/Ui/(Markup|Charts|DiffView)\\.ts$" },
-      to: { path: "^src/", pathNot: "^src/Ui/(Markup|Charts|DiffView)\\.ts$" }
+      to: { path: "^src/", pathNot: "^src/Ui/(Markup|Charts|DiffView)\\.ts$", dependencyTypesNot: ["type-only"] }
+    },
+    {
+      name: "browser-code-takes-types-from-the-domain",
+      comment:
+        "The browser scripts (the editor, the cards, the markup, chart and diff modules) may import types besides their own modules, which the build erases; those types are the wire types of src/Domain/.",
+      severity: "error",
+      from: { path: "^src/Ui/(Editor/|Cards/|(Markup|Charts|DiffView)\\.ts$)" },
+      to: {
+        path: "^src/",
+        pathNot: "^src/(Domain/|Ui/(Editor/|Cards/|(Markup|Charts|DiffView)\\.ts$))",
+        dependencyTypes: ["type-only"]
+      }
     },
     {
       name: "server-does-not-load-the-cards",
@@ -78,7 +96,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    tsPreCompilationDeps: false,
+    tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] }
   }

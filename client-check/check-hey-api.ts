@@ -70,7 +70,7 @@ const patched = dataOf(
 check(patched.data.body.includes("Checked by hey-api's client.</p>"), "PATCH applies the replacement")
 
 const uploaded = dataOf(
-  "POST /api/v1/articles/{id}/featured-image (upload)",
+  "POST /api/v1/articles/{id}/featured-image (multipart upload)",
   await articlesReplaceFeaturedImage({
     path: { id },
     body: { image: new File([PIXEL], "pixel.png", { type: "image/png" }), reason: "generated-client check" }
@@ -79,7 +79,7 @@ const uploaded = dataOf(
 await checkServedImage(uploaded.data.featured_image_url)
 
 const linked = dataOf(
-  "POST /api/v1/articles/{id}/featured-image (url)",
+  "POST /api/v1/articles/{id}/featured-image (multipart url)",
   await articlesReplaceFeaturedImage({
     path: { id },
     body: { url: "https://cdn.example.com/hey-api.jpg", reason: "generated-client check" }

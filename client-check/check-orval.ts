@@ -3,7 +3,8 @@ import {
   articlesGetArticle,
   articlesListArticles,
   articlesPatchArticle,
-  articlesReplaceFeaturedImage,
+  articlesReplaceFeaturedImageWithFormData,
+  articlesReplaceFeaturedImageWithJson,
   articlesUpdateArticle,
   backlinksListBacklinks,
   metaOpenapi,
@@ -70,22 +71,22 @@ const patched = await articlesPatchArticle(
 if (!succeeded("PATCH /api/v1/articles/{id}", patched)) throw new Error("unreachable")
 check(patched.data.data.body.includes("Checked by orval's client.</p>"), "PATCH applies the replacement")
 
-const uploaded = await articlesReplaceFeaturedImage(
+const uploaded = await articlesReplaceFeaturedImageWithFormData(
   id,
   { image: new File([PIXEL], "pixel.png", { type: "image/png" }), reason: "generated-client check" },
   undefined,
   auth
 )
-if (!succeeded("POST /api/v1/articles/{id}/featured-image (upload)", uploaded)) throw new Error("unreachable")
+if (!succeeded("POST /api/v1/articles/{id}/featured-image (multipart upload)", uploaded)) throw new Error("unreachable")
 await checkServedImage(uploaded.data.data.featured_image_url)
 
-const linked = await articlesReplaceFeaturedImage(
+const linked = await articlesReplaceFeaturedImageWithJson(
   id,
   { url: "https://cdn.example.com/orval.jpg", reason: "generated-client check" },
   undefined,
   auth
 )
-if (!succeeded("POST /api/v1/articles/{id}/featured-image (url)", linked)) throw new Error("unreachable")
+if (!succeeded("POST /api/v1/articles/{id}/featured-image (JSON url)", linked)) throw new Error("unreachable")
 check(linked.data.data.featured_image_url === "https://cdn.example.com/orval.jpg", "a url is stored as given")
 
 const backlinks = await backlinksListBacklinks(site.id, { per_page: 100 }, auth)

@@ -16,7 +16,7 @@ interface Operation {
     readonly description?: string
     readonly schema: Json
   }>
-  readonly requestBody?: { readonly description?: string; readonly content: Record<string, { readonly schema?: Json }> }
+  readonly requestBody?: { readonly content: Record<string, { readonly schema?: Json }> }
   readonly responses: Record<
     string,
     {
@@ -297,21 +297,25 @@ layer(TestServerLive)("GET /api/v1/openapi.json", (it) => {
     )
 
     it.effect(
-      "the featured-image upload is described as its multipart form, one binary image beside url and reason",
+      "the featured-image body has two media types: a multipart form with a binary image beside url and reason, and JSON with url required",
       () =>
         Effect.gen(function* () {
           const document = yield* fetchDocument
           const body = document.paths["/api/v1/articles/{id}/featured-image"]!["post"]!.requestBody!
+          assert.deepStrictEqual(Object.keys(body.content), ["multipart/form-data", "application/json"])
           const multipart = body.content["multipart/form-data"]!.schema!
           const properties = multipart["properties"] as Record<string, Json>
           assert.deepStrictEqual(Object.keys(properties), ["image", "url", "reason"])
+          assert.deepStrictEqual(multipart["required"], [])
           assert.strictEqual(properties["image"]!["type"], "string")
           assert.strictEqual(properties["image"]!["format"], "binary")
           assert.isString(properties["image"]!["description"])
           assert.isString(properties["url"]!["description"])
-          // Generators pick one media type per operation, JSON when it is offered: the JSON form is described in words.
-          assert.deepStrictEqual(Object.keys(body.content), ["multipart/form-data"])
-          assert.include(body.description ?? "", "JSON object instead (Content-Type: application/json; url required)")
+          const json = body.content["application/json"]!.schema!
+          assert.strictEqual(json["type"], "object")
+          assert.deepStrictEqual(Object.keys(json["properties"] as Record<string, Json>), ["url", "reason"])
+          assert.deepStrictEqual(json["required"], ["url"])
+          assert.strictEqual(json["additionalProperties"], false)
         })
     )
 

@@ -92,12 +92,12 @@ interface DocumentResponse {
   readonly headers?: Readonly<Record<string, HeaderRef>>
 }
 
-/** An operation as the document writes it: its answers carry their headers, its body may say what else it takes. */
+/** An operation as the document writes it: its answers carry their headers, its schemas have no internal titles. */
 export interface DocumentOperation
   extends Omit<OpenApi.OpenAPISpecOperation, "responses" | "requestBody" | "parameters"> {
   readonly parameters: ReadonlyArray<OpenApi.OpenAPISpecParameter>
   readonly responses: Readonly<Record<string, DocumentResponse>>
-  readonly requestBody?: { readonly content: Content; readonly required: true; readonly description?: string }
+  readonly requestBody?: { readonly content: Content; readonly required: true }
 }
 
 /** The document the service serves and commits (openapi.json): the framework's, completed by `documentTransform`. */
@@ -239,24 +239,6 @@ const contentWithoutTitles = (content: Readonly<Record<string, { readonly schema
     ])
   )
 
-/**
- * A request body that an endpoint takes both as a multipart form and as JSON is described by its multipart form, the
- * JSON form in words: generators pick one media type per operation, and given both, orval and hey-api pick JSON,
- * which leaves their clients unable to upload a file (orval sends the file JSON-encoded, hey-api types the body as
- * JSON only). The multipart form holds every field, so every generated call works, uploads included; the service
- * still takes the JSON form.
- */
-const requestBodyOf = (body: OpenApi.OpenAPISpecRequestBody): NonNullable<DocumentOperation["requestBody"]> => {
-  const { "multipart/form-data": multipart, "application/json": json } = body.content
-  if (multipart === undefined || json === undefined) return { ...body, content: contentWithoutTitles(body.content) }
-  const required = isObjectSchema(json.schema) ? json.schema.required : []
-  return {
-    ...body,
-    description: `A multipart form (multipart/form-data). The same fields but a file may be sent as a JSON object instead (Content-Type: application/json${required.length === 0 ? "" : `; ${required.join(", ")} required`}).`,
-    content: contentWithoutTitles({ "multipart/form-data": multipart })
-  }
-}
-
 /** Schemas only the framework's own 400 answer used; that answer is not the service's (see `documentTransform`). */
 const FRAMEWORK_ONLY_SCHEMAS = new Set(["HttpApiDecodeError", "Issue", "PropertyKey"])
 
@@ -272,7 +254,6 @@ const FRAMEWORK_ONLY_SCHEMAS = new Set(["HttpApiDecodeError", "Issue", "Property
  * - schema `title`s (the schema library's internal labels) are removed;
  * - the main schemas get their examples, written as the schemas' encoded types (OpenApiExamples.ts): the schema
  *   library's `examples` annotation takes decoded values (branded ids, class instances), not what the wire carries;
- * - a request body taken both as a multipart form and as JSON is described by the form (see `requestBodyOf`);
  * - the document gets its contact and its license's SPDX identifier (the framework's info has neither).
  */
 export const documentTransform = (spec: OpenApi.OpenAPISpec): OpenApiDocument => {
@@ -321,7 +302,9 @@ export const documentTransform = (spec: OpenApi.OpenAPISpec): OpenApiDocument =>
         ...parameter,
         schema: withoutSchemaTitles(parameter.schema) as JsonSchema
       })),
-      ...(operation.requestBody === undefined ? {} : { requestBody: requestBodyOf(operation.requestBody) }),
+      ...(operation.requestBody === undefined
+        ? {}
+        : { requestBody: { ...operation.requestBody, content: contentWithoutTitles(operation.requestBody.content) } }),
       responses: Object.fromEntries(responses)
     }
   }

@@ -2,36 +2,8 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { RevisionOrigin } from "../Domain/Credential.js"
 import { ArticleId } from "../Domain/Ids.js"
+import { NewRevision, RevisionEntry, RevisionRow } from "../Domain/Revision.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
-
-const NewRevision = Schema.Struct({
-  article_id: ArticleId,
-  number: Schema.Number,
-  origin: RevisionOrigin,
-  reason: Schema.NullOr(Schema.String),
-  api_key_id: Schema.NullOr(Schema.Number),
-  user_id: Schema.NullOr(Schema.Number),
-  title: Schema.NullOr(Schema.String),
-  body: Schema.String,
-  meta_description: Schema.NullOr(Schema.String),
-  featured_image_url: Schema.NullOr(Schema.String)
-})
-
-export class RevisionRow extends Schema.Class<RevisionRow>("RevisionRow")({
-  ...NewRevision.fields,
-  created_at: Schema.String
-}) {}
-
-/** A revision as the history lists it, with who made it (a user's e-mail or an API key's name and prefix). */
-export class RevisionEntry extends Schema.Class<RevisionEntry>("RevisionEntry")({
-  number: Schema.Number,
-  created_at: Schema.String,
-  origin: RevisionOrigin,
-  reason: Schema.NullOr(Schema.String),
-  user_email: Schema.NullOr(Schema.String),
-  key_name: Schema.NullOr(Schema.String),
-  key_prefix: Schema.NullOr(Schema.String)
-}) {}
 
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/RevisionsRepo", {
   effect: Effect.gen(function* () {

@@ -1,20 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { ApiKeyRow } from "../Domain/ApiKey.js"
 import { AccountId, ApiKeyId } from "../Domain/Ids.js"
 import { countRequestSql, editsUsedSql } from "../Limits/Counters.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
-
-export class ApiKeyRow extends Schema.Class<ApiKeyRow>("ApiKeyRow")({
-  id: ApiKeyId,
-  account_id: AccountId,
-  name: Schema.String,
-  prefix: Schema.String,
-  is_admin: Schema.Boolean,
-  read_only: Schema.Boolean,
-  created_at: Schema.String,
-  last_used_at: Schema.NullOr(Schema.String),
-  revoked_at: Schema.NullOr(Schema.String)
-}) {}
 
 const KeyMatch = Schema.Struct({
   id: ApiKeyId,

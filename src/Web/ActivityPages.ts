@@ -1,4 +1,4 @@
-import type { AccountActivityRow, ActivityRow } from "../Audit/Repo.js"
+import type { AccountActivityRow, ActivityRow } from "../Domain/Activity.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { html } from "../Ui/Html.js"
 import { who } from "./ArticlePages.js"

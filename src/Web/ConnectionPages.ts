@@ -1,4 +1,4 @@
-import type { ApiKeyRow } from "../Auth/ApiKeysRepo.js"
+import type { ApiKeyRow } from "../Domain/ApiKey.js"
 import { allowsWrite } from "../OAuth/Scopes.js"
 import { copyScriptSrc } from "../Ui/Assets.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
