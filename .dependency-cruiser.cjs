@@ -10,9 +10,9 @@ module.exports = {
     {
       name: "declarations-load-no-sql-or-server",
       comment:
-        "src/Api/ and src/Domain/ are declarations: importable by a client or a script without a database or a server.",
+        "src/Api.ts (the root), src/Api/, src/Domain/ and each feature's Api.ts are declarations: importable by a client or a script without a database or a server.",
       severity: "error",
-      from: { path: "^src/(Api|Domain)/" },
+      from: { path: ["^src/(Api|Domain)/", "^src/Api\\.ts$", "^src/[A-Za-z]+/Api\\.ts$"] },
       to: {
         path: [
           "Repo\\.ts$",

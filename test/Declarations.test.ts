@@ -33,12 +33,12 @@ const moduleGraph = (entry: string) =>
   })
 
 describe("declarations are declarations", () => {
-  it.effect("importing src/Api/Api.ts loads no repository, SQL, database client or server code", () =>
+  it.effect("importing src/Api.ts loads no repository, SQL, database client or server code", () =>
     Effect.gen(function* () {
-      const { modules, packages } = yield* moduleGraph("src/Api/Api.ts")
+      const { modules, packages } = yield* moduleGraph("src/Api.ts")
       // The graph is really the API's: its middleware tags and a feature's declarations are in it.
       assert.include(modules, "src/Api/Middleware.ts")
-      assert.include(modules, "src/Api/Articles.ts")
+      assert.include(modules, "src/Articles/Api.ts")
       assert.deepStrictEqual(
         modules.filter((file) => serverModules.some((pattern) => pattern.test(file))),
         [],
@@ -54,9 +54,9 @@ describe("declarations are declarations", () => {
 
   it.effect("the declarations load no feature's service, handlers or middleware implementation", () =>
     Effect.gen(function* () {
-      const { modules } = yield* moduleGraph("src/Api/Api.ts")
-      // Nothing outside the declarations folders.
-      const others = modules.filter((file) => !/^src\/(Api|Domain)\//.test(file))
+      const { modules } = yield* moduleGraph("src/Api.ts")
+      // Nothing but the declarations: the root, src/Api/, src/Domain/ and each feature's Api.ts.
+      const others = modules.filter((file) => !/^src\/(Api\.ts$|Api\/|Domain\/|[A-Za-z]+\/Api\.ts$)/.test(file))
       assert.deepStrictEqual(others, [])
     })
   )

@@ -1,7 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer } from "effect"
-import { Api } from "../Api/Api.js"
 import { CurrentCredential } from "../Api/Middleware.js"
+import { Api } from "../Api.js"
 import { Backlinks } from "./Backlinks.js"
 
 export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handlers) =>

@@ -1,7 +1,7 @@
 import { HttpApiBuilder, OpenApi } from "@effect/platform"
 import { Effect } from "effect"
-import { Api } from "../Api/Api.js"
 import { type OpenApiDocument, withServer } from "../Api/OpenApiDocument.js"
+import { Api } from "../Api.js"
 import { PublicUrl } from "../Http/PublicUrl.js"
 
 /**

@@ -1,6 +1,6 @@
 import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect } from "effect"
-import { Api } from "../../src/Api/Api.js"
+import { Api } from "../../src/Api.js"
 import { TestApp } from "./TestServer.js"
 
 /**

@@ -1,4 +1,4 @@
-import { Api } from "../../src/Api/Api.js"
+import { Api } from "../../src/Api.js"
 import { deriveTools, type Tool } from "../../src/Mcp/Tools.js"
 
 /**

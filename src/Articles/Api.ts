@@ -1,5 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
+import { sendsHeader } from "../Api/OpenApiDocument.js"
+import { ArticlePath, SitePath } from "../Api/Paths.js"
 import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {
   BODY_BOUNDS_DESCRIPTION,
@@ -30,10 +34,6 @@ import {
 } from "../Domain/Errors.js"
 import { DataResponse, ListResponse } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
-import { AgentTool } from "./AgentTool.js"
-import { authenticated } from "./Middleware.js"
-import { sendsHeader } from "./OpenApiDocument.js"
-import { ArticlePath, SitePath } from "./Paths.js"
 
 /**
  * What every article write can be refused with, besides what it checks of its own; 403 `forbidden` is a credential

@@ -1,11 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
+import { SitePath } from "../Api/Paths.js"
 import { Backlink } from "../Domain/Backlink.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
 import { BacklinksQuery } from "../Domain/Queries.js"
-import { AgentTool } from "./AgentTool.js"
-import { authenticated } from "./Middleware.js"
-import { SitePath } from "./Paths.js"
 
 export class BacklinksApi extends authenticated(
   HttpApiGroup.make("backlinks").add(

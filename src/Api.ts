@@ -1,11 +1,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
-import { InternalErrorBody, PayloadTooLargeBody, UnavailableBody } from "../Domain/Errors.js"
-import { ArticlesApi } from "./Articles.js"
-import { BacklinksApi } from "./Backlinks.js"
-import { MetaApi } from "./Meta.js"
-import { documentAnnotation, templateServer } from "./OpenApiDocument.js"
-import { SitesApi } from "./Sites.js"
-import { StatsApi } from "./Stats.js"
+import { documentAnnotation, templateServer } from "./Api/OpenApiDocument.js"
+import { ArticlesApi } from "./Articles/Api.js"
+import { BacklinksApi } from "./Backlinks/Api.js"
+import { InternalErrorBody, PayloadTooLargeBody, UnavailableBody } from "./Domain/Errors.js"
+import { MetaApi } from "./Meta/Api.js"
+import { SitesApi } from "./Sites/Api.js"
+import { StatsApi } from "./Stats/Api.js"
 
 export class Api extends HttpApi.make("content-backlink-service")
   .add(SitesApi)

@@ -1,11 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
+import { SitePath } from "../Api/Paths.js"
 import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { DataResponse } from "../Domain/Pagination.js"
 import { StatsQuery } from "../Domain/Queries.js"
 import { Stats } from "../Domain/Stats.js"
-import { AgentTool } from "./AgentTool.js"
-import { authenticated } from "./Middleware.js"
-import { SitePath } from "./Paths.js"
 
 export class StatsApi extends authenticated(
   HttpApiGroup.make("stats").add(

@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { AgentTool } from "../Api/AgentTool.js"
+import { authenticated } from "../Api/Middleware.js"
 import { ForbiddenBody, ValidationErrorBody } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
 import { SitesQuery } from "../Domain/Queries.js"
 import { Site } from "../Domain/Site.js"
-import { AgentTool } from "./AgentTool.js"
-import { authenticated } from "./Middleware.js"
 
 export class SitesApi extends authenticated(
   HttpApiGroup.make("sites").add(
