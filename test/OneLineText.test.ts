@@ -5,14 +5,15 @@ import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, Option, TestClock } from "effect"
+import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { cbs } from "./support/Cbs.js"
-import { makeBrowser, REDIRECT_URI } from "./support/McpClient.js"
+import { makeBrowser, REDIRECT_URI, signInWithSdk } from "./support/McpClient.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
-import { open, signedInAccount } from "./support/WebPages.js"
+import { open, PASSWORD, signedInAccount } from "./support/WebPages.js"
 
 /**
  * One-line text (titles, reasons, meta descriptions, key names, assistants' names) refuses control characters
@@ -194,6 +195,33 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
           select count(*)::int as n from sites where website_url = ${website}`.pipe(Effect.orDie)
         assert.strictEqual(sites[0]!.n, 0)
       })
+    )
+  })
+
+  describe("names stored before the rule", () => {
+    it.effect(
+      "the connection page shows a key's and an assistant's stored controls as markers, each name in <bdi>",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const app = yield* TestApp
+          const sql = yield* SqlClient.SqlClient
+          const { browser, accountId, email } = yield* signedInAccount()
+          yield* signInWithSdk({
+            mcpUrl: `${app.baseUrl}/mcp`,
+            browser: makeBrowser(app.baseUrl),
+            user: { email, password: PASSWORD }
+          })
+          const accounts = yield* Accounts
+          const user = Option.getOrThrow(yield* accounts.findByEmail(email))
+          yield* sql`update api_keys set name = ${"\u202Ecod.exe"} where account_id = ${accountId}`.pipe(Effect.orDie)
+          yield* sql`update oauth_clients set client_name = ${"Helper\u001b[8m\u2066"}
+          where client_id in (select client_id from oauth_grants where user_id = ${user.user_id})`.pipe(Effect.orDie)
+          const page = yield* open(browser, "/connection")
+          assert.include(page.text, "<bdi>⟨U+202E⟩cod.exe</bdi>")
+          assert.include(page.text, "<bdi>Helper⟨U+001B⟩[8m⟨U+2066⟩</bdi>")
+          for (const control of ["\u001b", "\u202e", "\u2066"]) assert.notInclude(page.text, control)
+        })
     )
   })
 

@@ -25,7 +25,7 @@ export const consentPage = (options: {
     name === null
       ? html`An application that did not give its name (client id <code>${request.client.client_id}</code>)`
       : html`<strong>${userText(name)}</strong>`
-  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf, as <strong>${options.email}</strong>: read your websites, articles,
+  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf, as <strong>${userText(options.email)}</strong>: read your websites, articles,
 backlinks and statistics, and, if you choose so below, edit articles.</p>
 <p>If you allow it, you will be sent back to <strong>${host}</strong>.</p>
 <p class="muted">The application chose its own name. Allow only if you started this connection yourself.</p>

@@ -24,7 +24,7 @@ export const who = (entry: {
   readonly key_prefix: string | null
 }) =>
   entry.user_email !== null
-    ? html`${entry.user_email}`
+    ? userText(entry.user_email)
     : entry.key_name !== null
       ? html`API key “${userText(entry.key_name)}” (${entry.key_prefix ?? ""}…)`
       : none

@@ -48,7 +48,7 @@ ${navLinks.map(
 </ul>
 </nav>
 <div class="account">
-<span>Signed in as <strong>${options.viewer.email}</strong></span>
+<span>Signed in as <strong>${userText(options.viewer.email)}</strong></span>
 ${signOutForm({ csrf: options.viewer.csrf, returnTo: undefined, label: "Sign out" })}
 </div>
 </div>
