@@ -223,6 +223,37 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
           for (const control of ["\u001b", "\u202e", "\u2066"]) assert.notInclude(page.text, control)
         })
     )
+
+    it.effect("the Allow page shows an assistant's stored controls as markers, its name in <bdi>", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const sql = yield* SqlClient.SqlClient
+        const { browser } = yield* signedInAccount()
+        const registered = yield* browser.postJson("/register", {
+          redirect_uris: [REDIRECT_URI],
+          client_name: "Helper",
+          token_endpoint_auth_method: "none"
+        })
+        assert.strictEqual(registered.status, 201, registered.text)
+        const clientId = (JSON.parse(registered.text) as { readonly client_id: string }).client_id
+        yield* sql`update oauth_clients set client_name = ${"\u202EtnatsissA"} where client_id = ${clientId}`.pipe(
+          Effect.orDie
+        )
+        const query = new URLSearchParams({
+          response_type: "code",
+          client_id: clientId,
+          redirect_uri: REDIRECT_URI,
+          code_challenge: "a".repeat(43),
+          code_challenge_method: "S256",
+          state: "one-line"
+        })
+        const consent = yield* browser.get(`/authorize?${query}`)
+        assert.strictEqual(consent.status, 200, consent.text)
+        assert.include(consent.text, "<h1>Allow <bdi>⟨U+202E⟩tnatsissA</bdi> to use your account?</h1>")
+        assert.include(consent.text, "<strong><bdi>⟨U+202E⟩tnatsissA</bdi></strong>")
+        assert.notInclude(consent.text, "\u202e")
+      })
+    )
   })
 
   describe("client registration", () => {
