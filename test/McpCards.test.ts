@@ -331,6 +331,24 @@ describe.runIf(browserAvailable())("in a browser", () => {
       })
     )
 
+    it.scoped("the card shows a title stored with a bidirectional override as a visible marker, in <bdi>", () =>
+      Effect.gen(function* () {
+        const { app, client, siteId, card, tool } = yield* connected
+        const spoofed = yield* app.makeArticle(siteId, { title: "\u202Ecod.exe", body: "<p>Some text.</p>" })
+        const input = { article_id: spoofed, dry_run: true, meta_description: "A plain line" }
+        const result = yield* Effect.promise(() => client.callTool({ name: "update_article", arguments: input }))
+        assert.notStrictEqual(result.isError, true, JSON.stringify(result.content))
+        const page = yield* hostPage({
+          card: yield* card("ui://content-backlink-service/article-change.html"),
+          width: 640
+        })
+        const frame = yield* show(page, tool("update_article"), input, result, "h2 bdi")
+        assert.strictEqual(yield* textOf(frame, "h2 bdi"), "⟨U+202E⟩cod.exe")
+        assert.strictEqual(yield* textOf(frame, "dl.field-changes ins bdi"), "A plain line")
+        assert.deepStrictEqual(yield* violations(frame), [])
+      })
+    )
+
     it.scoped("a saved featured image's card shows the image from the service and the revision it made", () =>
       Effect.gen(function* () {
         const { client, articleId, card, tool } = yield* connected

@@ -4,7 +4,8 @@ import { Either, JSONSchema, Schema } from "effect"
 import fc from "fast-check"
 import { maxLength } from "../src/Domain/Bounds.js"
 import { fromParseError } from "../src/Domain/DecodeIssues.js"
-import { noNul, Text } from "../src/Domain/Text.js"
+import { noNul, OneLine, Text } from "../src/Domain/Text.js"
+import { userText, userTextOr, visibleControls } from "../src/Ui/Markup.js"
 
 /** The 422 a request decoded with `schema` answers for `input`, or undefined when it decodes. */
 const validationErrorOf = <A, I>(schema: Schema.Schema<A, I>, input: unknown) => {
@@ -84,5 +85,124 @@ describe("Text: Unicode text without NUL", () => {
       }),
       { numRuns: 500 }
     )
+  })
+})
+
+/** Strings made of ordinary characters, the controls a one-line field refuses, and their neighbours it keeps. */
+const textWithControls = fc.string({
+  unit: fc.constantFrom(
+    "a",
+    "é",
+    " ",
+    "\u{1F600}",
+    "\u00a0",
+    "\u200f",
+    "\u2029",
+    "\u2069",
+    "\u206a",
+    "\u202a",
+    "\u202e",
+    "\u202f",
+    "\u0000",
+    "\t",
+    "\n",
+    "\r",
+    "\u001b",
+    "\u0007",
+    "\u007f",
+    "\u0085",
+    "\u009f",
+    "\u00a0"
+  )
+})
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters a one-line field refuses, written out
+const controls = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u
+
+class LinePayload extends Schema.Class<LinePayload>("LinePayload")({
+  reason: Schema.optional(OneLine.pipe(maxLength(10)))
+}) {}
+
+describe("OneLine: one line of text, without control characters", () => {
+  it("decodes exactly the strings without C0, C1 and bidirectional controls", () => {
+    fc.assert(
+      fc.property(textWithControls, (s) => {
+        assert.strictEqual(Either.isRight(Schema.decodeUnknownEither(OneLine)(s)), !controls.test(s), JSON.stringify(s))
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
+  it("keeps emoji, accents, no-break spaces and the marks beside the refused ranges", () => {
+    for (const s of ["", "plain", "caf\u00e9 \u{1F600}", "a\u00a0b", "\u200f\u200e", "\u2029", "\u202f", "\u206a"]) {
+      assert.deepStrictEqual(Schema.decodeUnknownEither(OneLine)(s), Either.right(s))
+    }
+  })
+
+  it("a control character is a validation_error naming the field and the character", () => {
+    for (const [input, found] of [
+      ["\u202Eexe.txt\u202C fixed typo", "U+202E"],
+      ["title\u001b[31m", "U+001B"],
+      ["ring\u0007", "U+0007"],
+      ["two\r\nlines", "U+000D"],
+      ["c1\u0085", "U+0085"],
+      ["\u2066isolate", "U+2066"]
+    ] as const) {
+      const error = validationErrorOf(LinePayload, { reason: input })
+      assert.strictEqual(error?._tag, "ValidationError")
+      assert.strictEqual(
+        error?.message,
+        `reason: must be one line of text without control characters (found ${found})`,
+        JSON.stringify(input)
+      )
+    }
+  })
+
+  it("a NUL is named as it is in any text; a huge value is not echoed", () => {
+    assert.strictEqual(
+      validationErrorOf(LinePayload, { reason: "a\u0000" })?.message,
+      "reason: must not contain NUL (U+0000)"
+    )
+    const huge = validationErrorOf(LinePayload, { reason: `${"x".repeat(100_000)}\u202e` })
+    assert.strictEqual(huge?.message, "reason: must be one line of text without control characters (found U+202E)")
+  })
+
+  it("documents itself as a JSON Schema pattern that accepts exactly what it decodes", () => {
+    const document = JSONSchema.make(OneLine) as { readonly pattern?: string; readonly allOf?: unknown }
+    assert.isUndefined(document.allOf)
+    const pattern = new RegExp(document.pattern!, "u")
+    fc.assert(
+      fc.property(textWithControls, (s) => {
+        assert.strictEqual(pattern.test(s), Either.isRight(Schema.decodeUnknownEither(OneLine)(s)))
+      }),
+      { numRuns: 500 }
+    )
+  })
+})
+
+describe("userText: text a person supplied, as pages and cards show it", () => {
+  it("writes each control character as a visible marker and leaves the rest as it is", () => {
+    assert.strictEqual(visibleControls("\u202Eexe.txt\u202C fixed typo"), "⟨U+202E⟩exe.txt⟨U+202C⟩ fixed typo")
+    assert.strictEqual(
+      visibleControls("a\u001b[2Jb\u0007\r\n\u0085\u2066"),
+      "a⟨U+001B⟩[2Jb⟨U+0007⟩⟨U+000D⟩⟨U+000A⟩⟨U+0085⟩⟨U+2066⟩"
+    )
+    assert.strictEqual(visibleControls("caf\u00e9 \u{1F600} \u200f"), "caf\u00e9 \u{1F600} \u200f")
+  })
+
+  it("leaves no control character behind, whatever the text", () => {
+    fc.assert(
+      fc.property(textWithControls, (s) => {
+        const shown = visibleControls(s)
+        assert.notMatch(shown, controls)
+        assert.strictEqual(shown.replace(/⟨U\+[0-9A-F]{4}⟩/g, ""), s.replace(new RegExp(controls.source, "gu"), ""))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("escapes, makes controls visible and isolates the text in <bdi>", () => {
+    assert.strictEqual(userText("\u202Ecod.exe <b>&").value, "<bdi>⟨U+202E⟩cod.exe &lt;b&gt;&amp;</bdi>")
+    assert.strictEqual(userTextOr(null, "(none)").value, "(none)")
+    assert.strictEqual(userTextOr("x", "(none)").value, "<bdi>x</bdi>")
   })
 })

@@ -52,7 +52,7 @@ layer(TestServerLive)("web pages: site connection", (it) => {
         const listing = yield* open(browser, "/connection")
         assert.include(rowWith(listing.text, own!.prefix), `href="/connection/keys/${own!.id}/revoke"`)
         const confirm = yield* open(browser, `/connection/keys/${own!.id}/revoke`)
-        assert.include(confirm.text, `<h1>Revoke the key “${own!.name}”?</h1>`)
+        assert.include(confirm.text, `<h1>Revoke the key “<bdi>${own!.name}</bdi>”?</h1>`)
         assert.include(confirm.text, `<code>${own!.prefix}…</code>`)
         assert.match(confirm.text, /<form method="post" action="\/connection\/keys\/\d+\/revoke">/)
         assert.strictEqual(yield* apiStatus(key), 200)
@@ -187,7 +187,7 @@ layer(TestServerLive)("web pages: site connection", (it) => {
         // Disconnect asks first: a page that names the assistant, with the button that does it.
         assert.include(row, `href="/connection/assistants/${clientId}/revoke"`)
         const confirm = yield* open(browser, `/connection/assistants/${clientId}/revoke`)
-        assert.include(confirm.text, "<h1>Disconnect MCP Test Assistant?</h1>")
+        assert.include(confirm.text, "<h1>Disconnect <bdi>MCP Test Assistant</bdi>?</h1>")
         assert.include(confirm.text, `action="/connection/assistants/${clientId}/revoke"`)
 
         // Without the CSRF token nothing happens; for another user the assistant does not exist.

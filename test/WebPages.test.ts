@@ -299,7 +299,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
         const own = yield* open(browser, "/activity")
         const row = rowWith(own.text, `GET /api/v1/articles/${article}`)
-        assert.include(row, `<a href="/articles/${article}">Our own article</a>`)
+        assert.include(row, `<a href="/articles/${article}"><bdi>Our own article</bdi></a>`)
         assert.include(row, ">200<")
         assert.notInclude(own.text, ">404<")
         const perArticle = yield* open(browser, `/articles/${article}/activity`)

@@ -1,9 +1,27 @@
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { atMostMessage } from "../Domain/Bounds.js"
 import type { Credential } from "../Domain/Credential.js"
+import { fromParseError } from "../Domain/DecodeIssues.js"
 import type { AccountId, ApiKeyId } from "../Domain/Ids.js"
+import { OneLine } from "../Domain/Text.js"
 import { counterKeyPrefix, type RequestWindow } from "../Limits/Limits.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
 import { hashSecret, newSecret, sameHash } from "./Secrets.js"
+
+/** The most characters of a key's name. */
+export const MAX_KEY_NAME = 100
+
+/**
+ * What a key is created with, whichever door creates it (the connection page, `cbs key create`): its name is one
+ * line of 1 to MAX_KEY_NAME characters once trimmed (stored trimmed), so that it reads as written in every list.
+ */
+const NewKey = Schema.Struct({
+  name: OneLine.pipe(
+    Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
+    Schema.filter((s) => s.trim().length <= MAX_KEY_NAME, { message: () => atMostMessage(MAX_KEY_NAME, "characters") })
+  )
+})
+const decodeNewKey = Schema.decodeUnknown(NewKey)
 
 const KEY_PREFIX = "cbs_"
 /** Characters of a key kept in clear so that a person can tell keys apart: `cbs_` and 8 more. */
@@ -38,7 +56,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
   effect: Effect.gen(function* () {
     const repo = yield* ApiKeysRepo
 
-    /** Creates a key and returns it in clear, the only time it is ever available. */
+    /**
+     * Creates a key and returns it in clear, the only time it is ever available; a name that is not one line of 1 to
+     * MAX_KEY_NAME characters is a `ValidationError` naming `name`, and nothing is stored.
+     */
     const create = Effect.fn("ApiKeys.create")(function* (options: {
       readonly accountId: AccountId
       readonly name: string
@@ -46,10 +67,11 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       /** A key that can only read: its writes are 403 `forbidden`. */
       readonly readOnly?: boolean
     }) {
+      const { name } = yield* Effect.mapError(decodeNewKey({ name: options.name }), fromParseError)
       const key = newSecret(KEY_PREFIX)
       const row = yield* repo.insert({
         account_id: options.accountId,
-        name: options.name,
+        name: name.trim(),
         prefix: key.slice(0, VISIBLE_PREFIX_LENGTH),
         key_hash: hashSecret(key),
         is_admin: options.isAdmin,

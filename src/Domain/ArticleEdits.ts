@@ -1,7 +1,7 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
 import { atMostMessage, MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, maxItems, maxLength } from "./Bounds.js"
-import { Text } from "./Text.js"
+import { OneLine, Text } from "./Text.js"
 
 export const MAX_TITLE = 255
 export const MAX_META_DESCRIPTION = 500
@@ -19,21 +19,21 @@ export const MAX_CONCURRENT_WRITES = 2
 export const strictBody = <S extends Schema.Schema.Any>(schema: S) =>
   schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
 
-/** 1 to 255 characters once trimmed; stored trimmed. */
-export const Title = Text.pipe(
+/** 1 to 255 characters once trimmed, one line; stored trimmed. */
+export const Title = OneLine.pipe(
   Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
   Schema.filter((s) => s.trim().length <= MAX_TITLE, {
     message: () => atMostMessage(MAX_TITLE, "characters"),
     jsonSchema: { minLength: 1, maxLength: MAX_TITLE }
   })
-).annotations({ description: `Title, 1 to ${MAX_TITLE} characters, trimmed.` })
+).annotations({ description: `Title: one line of 1 to ${MAX_TITLE} characters, trimmed.` })
 
-export const Reason = Text.pipe(maxLength(MAX_REASON)).annotations({
-  description: `Why the change was made (kept with the revision), up to ${MAX_REASON} characters.`
+export const Reason = OneLine.pipe(maxLength(MAX_REASON)).annotations({
+  description: `Why the change was made (kept with the revision): one line of up to ${MAX_REASON} characters.`
 })
 
-export const MetaDescription = Text.pipe(maxLength(MAX_META_DESCRIPTION)).annotations({
-  description: `Meta description, 0 to ${MAX_META_DESCRIPTION} characters.`
+export const MetaDescription = OneLine.pipe(maxLength(MAX_META_DESCRIPTION)).annotations({
+  description: `Meta description: one line of 0 to ${MAX_META_DESCRIPTION} characters.`
 })
 
 /** The bounds of an article body, in the words the document and the tools show. */

@@ -4,6 +4,7 @@ import { AnchorType, BacklinkCategory, BacklinkStatus } from "../Domain/Backlink
 import { atMostMessage } from "../Domain/Bounds.js"
 import { isCalendarDate } from "../Domain/Dates.js"
 import { GeographicScope } from "../Domain/Site.js"
+import { oneLineProblem } from "../Domain/Text.js"
 import { MAX_BODY_CHARACTERS } from "../Html/Bounds.js"
 
 const rfc3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(?:[Zz]|[+-](\d{2}):(\d{2}))$/
@@ -42,16 +43,27 @@ const required = <A, I>(schema: Schema.Schema<A, I>, expected: string) => schema
 const optional = <A, I>(schema: Schema.Schema<A, I>, expected: string) =>
   Schema.optional(Schema.NullOr(schema).annotations(expecting(`${expected}, or null`)))
 
+/**
+ * One line of text (a title, a name): the shape checked first, as `expected` says; then, once it is a string, one
+ * line without control characters (Domain/Text.ts), refused in the words the API uses, naming the character found.
+ */
+const oneLine = <A extends string | null, I>(schema: Schema.Schema<A, I>) =>
+  schema.pipe(Schema.filter((s) => (s === null ? true : (oneLineProblem(s) ?? true))))
+
+/** An optional field of one line: left out, null (both store NULL), or a string of one line. */
+const optionalLine = <A extends string, I>(schema: Schema.Schema<A, I>, expected: string) =>
+  Schema.optional(oneLine(Schema.NullOr(schema).annotations(expecting(`${expected}, or null`))))
+
 const list = <A, I>(item: Schema.Schema<A, I>, expected: string) =>
   Schema.optionalWith(Schema.Array(item).annotations({ message: () => `must be ${expected}` }), { default: () => [] })
 
 export const ImportArticle = Schema.Struct({
-  title: optional(Text(255), "a string of at most 255 characters"),
+  title: optionalLine(Text(255), "a string of at most 255 characters"),
   url: required(Url, url),
   status: optional(ArticleStatus, oneOf(ArticleStatus.literals)),
   published_at: optional(Timestamp, timestamp),
-  target_keyword: optional(Schema.String, text),
-  meta_description: optional(Text(500), "a string of at most 500 characters"),
+  target_keyword: optionalLine(Schema.String, text),
+  meta_description: optionalLine(Text(500), "a string of at most 500 characters"),
   featured_image_url: optional(Url, url),
   body: required(Schema.String, "an HTML string").pipe(
     Schema.filter((s) => s.length <= MAX_BODY_CHARACTERS, {
@@ -63,10 +75,10 @@ export type ImportArticle = typeof ImportArticle.Type
 
 export const ImportBacklink = Schema.Struct({
   acquired_at: optional(Timestamp, timestamp),
-  source_domain: optional(Schema.String, text),
+  source_domain: optionalLine(Schema.String, text),
   source_url: required(Url, url),
   target_url: required(Url, url),
-  anchor_text: optional(Schema.String, text),
+  anchor_text: optionalLine(Schema.String, text),
   anchor_type: optional(AnchorType, oneOf(AnchorType.literals)),
   status: optional(BacklinkStatus, oneOf(BacklinkStatus.literals)),
   category: required(BacklinkCategory, oneOf(BacklinkCategory.literals))
@@ -74,12 +86,12 @@ export const ImportBacklink = Schema.Struct({
 export type ImportBacklink = typeof ImportBacklink.Type
 
 export const ImportSite = Schema.Struct({
-  name: optional(Schema.String, text),
+  name: optionalLine(Schema.String, text),
   website_url: required(Url, url),
   language: optional(Language, "a BCP 47 language tag such as en or en-GB"),
   country: optional(Country, "an ISO 3166-1 alpha-2 country code such as GB"),
   geographic_scope: optional(GeographicScope, oneOf(GeographicScope.literals)),
-  industry: optional(Schema.String, text),
+  industry: optionalLine(Schema.String, text),
   articles: list(ImportArticle, "an array of articles"),
   backlinks: list(ImportBacklink, "an array of backlinks")
 }).annotations({ message: () => "must be a website object" })
@@ -87,7 +99,7 @@ export type ImportSite = typeof ImportSite.Type
 
 export const ImportAccount = Schema.Struct({
   email: required(Email, "an e-mail address"),
-  name: required(NonEmpty, "a non-empty string"),
+  name: oneLine(required(NonEmpty, "a non-empty string")),
   password: optional(
     check((s) => s.length >= 8),
     "a string of at least 8 characters"

@@ -1,5 +1,5 @@
 import { signOutForm } from "../SignIn/Page.js"
-import { html, htmlResponse, page } from "../Ui/Html.js"
+import { html, htmlResponse, page, userText, userTextOr } from "../Ui/Html.js"
 import type { AuthorizeRequest } from "./Authorize.js"
 import { formActionSource, redirectHost } from "./RedirectUris.js"
 
@@ -20,12 +20,12 @@ export const consentPage = (options: {
   const documentHost = request.client.client_id.startsWith("https://")
     ? new URL(request.client.client_id).host
     : undefined
-  const body = html`<h1>Allow ${name ?? "this application"} to use your account?</h1>
+  const body = html`<h1>Allow ${userTextOr(name, "this application")} to use your account?</h1>
 <p>${
     name === null
       ? html`An application that did not give its name (client id <code>${request.client.client_id}</code>)`
-      : html`<strong>${name}</strong>`
-  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf, as <strong>${options.email}</strong>: read your websites, articles,
+      : html`<strong>${userText(name)}</strong>`
+  }${documentHost === undefined ? null : html` (described by <strong>${documentHost}</strong>)`} wants to use this service on your behalf, as <strong>${userText(options.email)}</strong>: read your websites, articles,
 backlinks and statistics, and, if you choose so below, edit articles.</p>
 <p>If you allow it, you will be sent back to <strong>${host}</strong>.</p>
 <p class="muted">The application chose its own name. Allow only if you started this connection yourself.</p>

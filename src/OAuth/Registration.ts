@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { oneLineProblem } from "../Domain/Text.js"
 import { redirectUriProblem } from "./RedirectUris.js"
 import { OAuthError } from "./Responses.js"
 
@@ -74,8 +75,10 @@ export const parseRegistration = (body: unknown): Either.Either<ClientMetadata, 
     if (name !== undefined && name !== null && typeof name !== "string") {
       return yield* Either.left(invalidMetadata("client_name must be a string."))
     }
-    // Control characters have no place in a name shown on the consent page.
-    const clientName = typeof name === "string" ? name.replace(/\p{Cc}/gu, " ").trim() : ""
+    // The name is shown on the consent page and the connection page: one line, read as written (Domain/Text.ts).
+    const nameProblem = typeof name === "string" ? oneLineProblem(name) : undefined
+    if (nameProblem !== undefined) return yield* Either.left(invalidMetadata(`client_name ${nameProblem}.`))
+    const clientName = typeof name === "string" ? name.trim() : ""
     if (clientName.length > MAX_NAME_LENGTH) {
       return yield* Either.left(invalidMetadata(`client_name must be at most ${MAX_NAME_LENGTH} characters.`))
     }

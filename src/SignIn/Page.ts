@@ -1,4 +1,4 @@
-import { html, page } from "../Ui/Html.js"
+import { html, page, userText } from "../Ui/Html.js"
 
 /**
  * The sign-in form; `message` explains why the last attempt was refused. `csrf` is the pre-session's token: the POST
@@ -32,7 +32,7 @@ export const signedInPage = (options: { readonly email: string; readonly csrf: s
   page(
     "Signed in",
     html`<h1>Signed in</h1>
-<p>You are signed in as <strong>${options.email}</strong>.</p>
+<p>You are signed in as <strong>${userText(options.email)}</strong>.</p>
 <div class="actions next"><a href="/sites">Go to your websites</a></div>
 ${signOutForm({ csrf: options.csrf, returnTo: undefined, label: "Sign out" })}`
   )

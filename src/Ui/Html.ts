@@ -1,19 +1,22 @@
 import { HttpServerResponse } from "@effect/platform"
 import { iconHref, stylesheetHref } from "./Assets.js"
 import { logoSvg } from "./Icon.js"
-import { html, SafeHtml } from "./Markup.js"
+import { html, SafeHtml, visibleControls } from "./Markup.js"
 
-export { escapeHtml, html, SafeHtml } from "./Markup.js"
+export { escapeHtml, html, SafeHtml, userText, userTextOr, visibleControls } from "./Markup.js"
 
 /** The product's name, in every page's title and header. */
 export const PRODUCT_NAME = "Content and Backlink Service"
 
-/** The `<head>` of every page: the title with the product's name, the icon, the one stylesheet, scripts from `/assets/`. */
+/**
+ * The `<head>` of every page: the title with the product's name (any control character in it, as in an article's
+ * title stored before they were refused, written visibly), the icon, the one stylesheet, scripts from `/assets/`.
+ */
 export const head = (title: string, scripts: ReadonlyArray<string> = []) =>
   html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · ${PRODUCT_NAME}</title>
+<title>${visibleControls(title)} · ${PRODUCT_NAME}</title>
 <link rel="icon" href="${iconHref}" type="image/svg+xml">
 <link rel="stylesheet" href="${stylesheetHref}">
 ${scripts.map((src) => html`<script src="${src}" defer></script>`)}

@@ -1,6 +1,6 @@
 import type { AccountActivityRow, ActivityRow } from "../Domain/Activity.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { html } from "../Ui/Html.js"
+import { html, userTextOr } from "../Ui/Html.js"
 import { who } from "./ArticlePages.js"
 import { type Column, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
@@ -79,7 +79,7 @@ export const activityPage = (options: {
     viewer: options.viewer,
     section: "sites",
     main: html`<p class="breadcrumb"><a href="/articles/${article.id}">Back to the article</a></p>
-<h1>Activity of ${article.title ?? `article ${article.id}`}</h1>
+<h1>Activity of ${userTextOr(article.title, `article ${article.id}`)}</h1>
 <p class="lead">Every API and assistant (MCP) call that concerned this article, and every change made in the editor
 or by a rewrite or import, newest first.</p>
 ${filters(base, origin)}
@@ -94,7 +94,7 @@ ${
           row.origin,
           who(row),
           what(row, article.id),
-          row.reason ?? none,
+          userTextOr(row.reason, none),
           status(row)
         ])
       })
@@ -106,7 +106,7 @@ ${pages(base, origin, options.page, options.hasNext)}`
 /** The article a row concerns: its title linked when it is the account's own, else its number as the call named it. */
 const articleCell = (row: AccountActivityRow) =>
   row.article_title !== null || row.own_article
-    ? html`<a href="/articles/${row.article_id ?? 0}">${row.article_title ?? `Article ${row.article_id ?? ""}`}</a>`
+    ? html`<a href="/articles/${row.article_id ?? 0}">${userTextOr(row.article_title, `Article ${row.article_id ?? ""}`)}</a>`
     : row.article_id === null
       ? none
       : html`Article ${row.article_id}`
@@ -141,7 +141,7 @@ ${
           who(row),
           articleCell(row),
           what(row, row.own_article ? row.article_id : null),
-          row.reason ?? none,
+          userTextOr(row.reason, none),
           status(row)
         ])
       })

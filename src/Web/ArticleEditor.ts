@@ -1,7 +1,7 @@
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { MAX_IMAGE_BYTES, MAX_META_DESCRIPTION, MAX_TITLE, type Preview } from "../Domain/ArticleEdits.js"
 import { unifiedDiffView } from "../Ui/DiffView.js"
-import { html, type SafeHtml } from "../Ui/Html.js"
+import { html, type SafeHtml, userTextOr } from "../Ui/Html.js"
 import { explain } from "./ArticleErrors.js"
 import { bodyFrame } from "./BodyFrame.js"
 import type { Viewer } from "./Layout.js"
@@ -82,7 +82,7 @@ ${
           ? null
           : html`<dl class="field-changes">${fields.map(
               (field) => html`<dt>${field.label}</dt>
-<dd><del>${field.before ?? "(none)"}</del> → <ins>${field.after ?? "(none)"}</ins></dd>`
+<dd><del>${userTextOr(field.before, "(none)")}</del> → <ins>${userTextOr(field.after, "(none)")}</ins></dd>`
             )}</dl>`
       }
 ${

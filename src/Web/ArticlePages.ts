@@ -4,7 +4,7 @@ import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
 import type { RevisionEntry, RevisionRow } from "../Domain/Revision.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
 import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
-import { html, type SafeHtml } from "../Ui/Html.js"
+import { html, type SafeHtml, userText, userTextOr, visibleControls } from "../Ui/Html.js"
 import { foldDiff, lineDiff } from "./ArticleDiff.js"
 import { type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
 import { bodyFrame } from "./BodyFrame.js"
@@ -24,9 +24,9 @@ export const who = (entry: {
   readonly key_prefix: string | null
 }) =>
   entry.user_email !== null
-    ? html`${entry.user_email}`
+    ? userText(entry.user_email)
     : entry.key_name !== null
-      ? html`API key “${entry.key_name}” (${entry.key_prefix ?? ""}…)`
+      ? html`API key “${userText(entry.key_name)}” (${entry.key_prefix ?? ""}…)`
       : none
 
 /** Revision 1 of an article that came in through an import or a rewrite is the text as it arrived. */
@@ -48,7 +48,7 @@ const historyTable = (articleId: number, entries: ReadonlyArray<RevisionEntry>) 
               timestamp(entry.created_at),
               entry.origin,
               who(entry),
-              entry.reason ?? none
+              userTextOr(entry.reason, none)
             ] as const
         )
       })
@@ -72,18 +72,18 @@ export const articlePage = (options: {
     section: "sites",
     scripts: [editorScriptSrc],
     main: html`<p class="breadcrumb"><a href="/sites/${article.site_id}">Back to the website</a></p>
-<h1>${title}</h1>
+<h1>${userTextOr(article.title, title)}</h1>
 ${options.notice === undefined ? null : html`<p class="notice" role="status">${options.notice}</p>`}
 ${options.error === undefined ? null : html`<div class="error" role="alert"><p>Nothing was saved.</p>${options.error}</div>`}
 <dl class="meta">
 <dt>URL</dt><dd>${externalLink(article.url)}</dd>
 <dt>Status</dt><dd>${article.status ?? none}</dd>
-<dt>Target keyword</dt><dd>${article.target_keyword ?? none}</dd>
+<dt>Target keyword</dt><dd>${userTextOr(article.target_keyword, none)}</dd>
 <dt>Word count</dt><dd>${article.word_count ?? none}</dd>
 <dt>Featured image</dt><dd>${article.featured_image_url === null ? none : html`<img src="${article.featured_image_url}" alt="Featured image" class="featured">`}</dd>
 </dl>
 <h2>Body</h2>
-${bodyFrame(`Body of ${title}`, article.body)}
+${bodyFrame(`Body of ${visibleControls(title)}`, article.body)}
 <h2>Protected links</h2>
 ${protectedList(article.protected_links)}
 <h2>Edit</h2>
@@ -133,9 +133,9 @@ ${Option.match(savedBy, {
 at ${timestamp(call.at)}${call.request_id === null ? null : html`, request <code>${call.request_id}</code>`}
 (<a href="/articles/${articleId}/activity">activity</a>)</dd>`
 })}
-<dt>Reason</dt><dd>${revision.reason ?? none}</dd>
-<dt>Title</dt><dd>${revision.title ?? none}</dd>
-<dt>Meta description</dt><dd>${revision.meta_description ?? none}</dd>
+<dt>Reason</dt><dd>${userTextOr(revision.reason, none)}</dd>
+<dt>Title</dt><dd>${userTextOr(revision.title, none)}</dd>
+<dt>Meta description</dt><dd>${userTextOr(revision.meta_description, none)}</dd>
 </dl>`
 
 /** How the revision's title and meta description differ from the current ones, each shown only when it does. */
@@ -151,7 +151,7 @@ ${
     ? html`<p>The same in both.</p>`
     : html`<dl class="field-changes">${fields.map(
         (field) => html`<dt>${field.label}</dt>
-<dd><del>${field.before ?? "(none)"}</del> → <ins>${field.now ?? "(none)"}</ins></dd>`
+<dd><del>${userTextOr(field.before, "(none)")}</del> → <ins>${userTextOr(field.now, "(none)")}</ins></dd>`
       )}</dl>`
 }`
 }
@@ -174,7 +174,7 @@ export const revisionPage = (options: {
     viewer,
     section: "sites",
     main: html`<p class="breadcrumb"><a href="/articles/${article.id}">Back to the article</a></p>
-<h1>Revision ${revision.number} of ${article.title ?? `article ${article.id}`}</h1>
+<h1>Revision ${revision.number} of ${userTextOr(article.title, `article ${article.id}`)}</h1>
 ${options.error === undefined ? null : html`<div class="error" role="alert"><p>Nothing was restored.</p>${options.error}</div>`}
 ${revisionFacts(revision, options.savedBy ?? Option.none(), article.id)}
 <div class="actions"><a class="button primary" href="/articles/${article.id}/revisions/${revision.number}/restore">Restore this revision</a></div>
@@ -208,7 +208,7 @@ export const restoreConfirmPage = (options: {
     main: html`<div class="confirm">
 <p class="breadcrumb"><a href="/articles/${article.id}/revisions/${revision.number}">Back to revision ${revision.number}</a></p>
 <h1>Restore revision ${revision.number}?</h1>
-<p>The article “${article.title ?? `article ${article.id}`}” will get the title, body, meta description and
+<p>The article “${userTextOr(article.title, `article ${article.id}`)}” will get the title, body, meta description and
 featured image of revision ${revision.number}, saved as a new revision. Nothing is lost: the current text stays in
 the history and can be restored in turn.</p>
 <p class="diff-summary">The body changes by <span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>

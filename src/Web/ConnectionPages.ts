@@ -1,11 +1,10 @@
+import { MAX_KEY_NAME } from "../Auth/ApiKeys.js"
 import type { ApiKeyRow } from "../Domain/ApiKey.js"
 import { allowsWrite } from "../OAuth/Scopes.js"
 import { copyScriptSrc } from "../Ui/Assets.js"
-import { html, type SafeHtml } from "../Ui/Html.js"
+import { html, type SafeHtml, userText, userTextOr } from "../Ui/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
 import { layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
-
-export const MAX_KEY_NAME = 100
 
 /** What the connection page shows. */
 export interface Connection {
@@ -26,14 +25,14 @@ const copyable = (id: string, label: string, value: string) => html`<label for="
 
 const keyCells = (key: ApiKeyRow) =>
   [
-    html`${key.name}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}`,
+    html`${userText(key.name)}${key.is_admin ? html` <span class="muted">(admin)</span>` : null}`,
     key.read_only ? "Read only" : "Read and edit",
     html`<code>${key.prefix}…</code>`,
     timestamp(key.created_at),
     timestamp(key.last_used_at),
     key.revoked_at === null ? html`<span class="badge ok">Active</span>` : html`Revoked ${timestamp(key.revoked_at)}`,
     key.revoked_at === null
-      ? html`<a class="button small" href="/connection/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> key ${key.name}</span></a>`
+      ? html`<a class="button small" href="/connection/keys/${key.id}/revoke">Revoke<span class="visually-hidden"> key ${userText(key.name)}</span></a>`
       : none
   ] as const
 
@@ -95,7 +94,8 @@ Create, paste the address, choose OAuth.</li>
 <pre class="wrap">{ "servers": { "content-backlinks": { "type": "http", "url": "${mcpUrl}" } } }</pre></li>
 </ul>`
 
-const assistantName = (assistant: AssistantRow) => assistant.client_name ?? "Unnamed assistant"
+/** The name an assistant gave itself, isolated and with any control character made visible. */
+const assistantName = (assistant: AssistantRow) => userTextOr(assistant.client_name, "Unnamed assistant")
 
 const returnAddresses = (assistant: AssistantRow) =>
   html`${assistant.redirect_uris.map((uri, i) => html`${i > 0 ? html`<br>` : null}<code>${uri}</code>`)}`
@@ -180,7 +180,7 @@ export const keyCreatedPage = (viewer: Viewer, name: string, key: string): strin
     viewer,
     section: "connection",
     scripts: [copyScriptSrc],
-    main: html`<h1>Your new API key “${name}”</h1>
+    main: html`<h1>Your new API key “${userText(name)}”</h1>
 <p class="warning" role="alert"><strong>Copy the key now: it will not be shown again.</strong> Only a fingerprint of
 it is kept, so if you lose it, revoke it and create another.</p>
 ${copyable("new-key", "API key", key)}
@@ -190,6 +190,8 @@ ${copyable("new-key", "API key", key)}
 const confirmPage = (options: {
   readonly viewer: Viewer
   readonly title: string
+  /** The heading: the title, with the user-supplied part in it isolated. */
+  readonly heading: SafeHtml
   readonly explanation: SafeHtml
   readonly action: string
   readonly button: string
@@ -201,7 +203,7 @@ const confirmPage = (options: {
     section: "connection",
     main: html`<div class="confirm">
 <p class="breadcrumb"><a href="${options.cancel}">Back to site connection</a></p>
-<h1>${options.title}</h1>
+<h1>${options.heading}</h1>
 ${options.explanation}
 <form method="post" action="${options.action}">
 ${csrfField(options.viewer)}
@@ -216,6 +218,7 @@ export const revokeKeyPage = (viewer: Viewer, key: ApiKeyRow) =>
   confirmPage({
     viewer,
     title: `Revoke the key “${key.name}”?`,
+    heading: html`Revoke the key “${userText(key.name)}”?`,
     explanation: html`<p>Programs that use the key starting with <code>${key.prefix}…</code> will be refused from
 the moment you revoke it. This cannot be undone: to let a program in again, create a new key.</p>
 <dl class="meta"><dt>Created</dt><dd>${timestamp(key.created_at)}</dd><dt>Last used</dt><dd>${timestamp(key.last_used_at)}</dd></dl>`,
@@ -228,7 +231,8 @@ the moment you revoke it. This cannot be undone: to let a program in again, crea
 export const disconnectAssistantPage = (viewer: Viewer, assistant: AssistantRow) =>
   confirmPage({
     viewer,
-    title: `Disconnect ${assistantName(assistant)}?`,
+    title: `Disconnect ${assistant.client_name ?? "Unnamed assistant"}?`,
+    heading: html`Disconnect ${assistantName(assistant)}?`,
     explanation: html`<p>The assistant loses its access to your account at once. To use it again, connect it again
 from the assistant, and sign in and Allow.</p>
 <dl class="meta"><dt>Client id</dt><dd><code>${assistant.client_id}</code></dd>

@@ -1,16 +1,10 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Either, Option, Schema } from "effect"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { ApiKeyId, PathId } from "../Domain/Ids.js"
 import { RequestBase } from "../Http/PublicUrl.js"
 import { Assistants } from "./Assistants.js"
-import {
-  connectionPage,
-  disconnectAssistantPage,
-  keyCreatedPage,
-  MAX_KEY_NAME,
-  revokeKeyPage
-} from "./ConnectionPages.js"
+import { connectionPage, disconnectAssistantPage, keyCreatedPage, revokeKeyPage } from "./ConnectionPages.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
 
@@ -53,19 +47,20 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/connection/keys",
       guard.form("/connection", (viewer, form) =>
         Effect.gen(function* () {
-          const name = (form.get("name") ?? "").trim()
-          if (name === "" || name.length > MAX_KEY_NAME) {
-            const error = `Give the key a name of 1 to ${MAX_KEY_NAME} characters.`
+          const created = yield* Effect.either(
+            keys.create({
+              accountId: viewer.credential.accountId,
+              name: form.get("name") ?? "",
+              isAdmin: false,
+              readOnly: form.get("read_only") === "1"
+            })
+          )
+          if (Either.isLeft(created)) {
+            const error = `The key was not created: ${created.left.message}.`
             return sendPage(connectionPage(viewer, yield* connection(viewer), { error }), 400)
           }
-          const created = yield* keys.create({
-            accountId: viewer.credential.accountId,
-            name,
-            isAdmin: false,
-            readOnly: form.get("read_only") === "1"
-          })
           // Answered directly (never stored, never cached): this response is the only place the key ever appears.
-          return sendPage(keyCreatedPage(viewer, name, created.key))
+          return sendPage(keyCreatedPage(viewer, created.right.row.name, created.right.key))
         })
       )
     )

@@ -3,7 +3,7 @@ import type { Credential } from "../Domain/Credential.js"
 import type { UserId } from "../Domain/Ids.js"
 import type { PageMeta } from "../Domain/Pagination.js"
 import { signOutForm } from "../SignIn/Page.js"
-import { brand, head, html, htmlResponse, type SafeHtml } from "../Ui/Html.js"
+import { brand, head, html, htmlResponse, type SafeHtml, userText } from "../Ui/Html.js"
 
 /** The signed-in user a page is for; pages show only this user's own account, even to admins. */
 export interface Viewer {
@@ -48,7 +48,7 @@ ${navLinks.map(
 </ul>
 </nav>
 <div class="account">
-<span>Signed in as <strong>${options.viewer.email}</strong></span>
+<span>Signed in as <strong>${userText(options.viewer.email)}</strong></span>
 ${signOutForm({ csrf: options.viewer.csrf, returnTo: undefined, label: "Sign out" })}
 </div>
 </div>
@@ -134,8 +134,8 @@ export const externalLink = (url: string | null, text?: string | null) =>
   url === null
     ? none
     : /^https?:\/\//i.test(url)
-      ? html`<a href="${url}" rel="noopener noreferrer">${text ?? url}</a>`
-      : html`${text ?? url}`
+      ? html`<a href="${url}" rel="noopener noreferrer">${userText(text ?? url)}</a>`
+      : userText(text ?? url)
 
 /**
  * A table in a box of its own that scrolls sideways when the table is wider than the screen. The box is a named region

@@ -4,7 +4,7 @@ import type { PageMeta } from "../Domain/Pagination.js"
 import type { Site } from "../Domain/Site.js"
 import type { MonthStats, Stats } from "../Domain/Stats.js"
 import { countsList, monthCharts } from "../Ui/Charts.js"
-import { html } from "../Ui/Html.js"
+import { html, userText, userTextOr } from "../Ui/Html.js"
 import { externalLink, layout, none, pager, stackedTable, tableWrap, timestamp, type Viewer } from "./Layout.js"
 import { type PeriodView, periodHeading, periodParams, periodPicker } from "./PeriodPicker.js"
 
@@ -38,7 +38,7 @@ ${
 <th scope="col" class="num">Articles this month</th><th scope="col" class="num">Backlinks this month</th></tr></thead>
 <tbody>
 ${sites.data.map(
-  ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${siteName(site)}</a>
+  ({ site, stats }) => html`<tr><th scope="row"><a href="/sites/${site.id}">${userText(siteName(site))}</a>
 <span class="address">${externalLink(site.website_url)}</span></th>
 <td class="num">${stats.articles_published}</td><td class="num">${stats.backlinks_acquired}</td></tr>`
 )}
@@ -92,7 +92,7 @@ const articlesTable = (articles: Listed<Article>) =>
         caption: "Articles, newest first",
         columns: [{ label: "Title" }, { label: "Status" }, { label: "Published" }, { label: "Words", num: true }],
         rows: articles.data.map((article) => [
-          html`<a href="/articles/${article.id}">${article.title ?? `Article ${article.id}`}</a>`,
+          html`<a href="/articles/${article.id}">${userTextOr(article.title, `Article ${article.id}`)}</a>`,
           badge(article.status),
           timestamp(article.published_at),
           article.word_count ?? none
@@ -113,7 +113,7 @@ const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>)
         ],
         rows: backlinks.data.map((link) => [
           externalLink(link.source_url, link.source_domain),
-          link.anchor_text ?? none,
+          userTextOr(link.anchor_text, none),
           link.anchor_type?.replace("_", " ") ?? none,
           badge(link.status),
           timestamp(link.acquired_at)
@@ -153,7 +153,7 @@ ${pager(`Pages of ${category} backlinks`, options.backlinks[category].meta, (pag
     viewer: options.viewer,
     section: "sites",
     main: html`<p class="breadcrumb"><a href="/sites">All websites</a></p>
-<h1>${siteName(site)}</h1>
+<h1>${userText(siteName(site))}</h1>
 <p class="lead">${externalLink(site.website_url)}</p>
 <section aria-labelledby="summary">
 <h2 id="summary">${periodHeading(view.period, options.stats)}</h2>

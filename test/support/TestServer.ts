@@ -72,9 +72,10 @@ const make = Effect.gen(function* () {
   const next = () => ++counter
 
   const makeKey = (accountId: AccountId, options?: { readonly admin?: boolean }) =>
-    keys
-      .create({ accountId, name: `key ${next()}`, isAdmin: options?.admin ?? false })
-      .pipe(Effect.map((created) => created.key))
+    keys.create({ accountId, name: `key ${next()}`, isAdmin: options?.admin ?? false }).pipe(
+      Effect.map((created) => created.key),
+      Effect.orDie
+    )
 
   return TestApp.of({
     baseUrl,

@@ -1,6 +1,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { PasswordFromEnvironment } from "../../Config.js"
+import { oneLineProblem } from "../../Domain/Text.js"
 import { CliError, UsageError } from "../CliError.js"
 import type { Result } from "../Output.js"
 import { Stdin } from "../Stdin.js"
@@ -39,6 +40,8 @@ export const accountCreate = (args: {
     const { email, name } = args
     if (!looksLikeEmail(email)) return yield* new UsageError({ message: `--email ${email} is not an e-mail address` })
     if (name.trim() === "") return yield* new UsageError({ message: "--name must not be empty" })
+    const nameProblem = oneLineProblem(name)
+    if (nameProblem !== undefined) return yield* new UsageError({ message: `--name ${nameProblem}` })
     const password = yield* passwordOf(args)
     if (Option.exists(password, (p) => p.length < 8)) {
       return yield* new UsageError({ message: "the password must be at least 8 characters" })

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { ApiKeys } from "../../Auth/ApiKeys.js"
 import { ApiKeyId } from "../../Domain/Ids.js"
-import { CliError } from "../CliError.js"
+import { CliError, UsageError } from "../CliError.js"
 import type { Result } from "../Output.js"
 
 export const keyCreate = (args: {
@@ -19,12 +19,10 @@ export const keyCreate = (args: {
       return yield* new CliError({ message: `no account has a user with e-mail ${args.account}` })
     }
     const { email, account_id } = found.value
-    const { key, row } = yield* keys.create({
-      accountId: account_id,
-      name: args.name,
-      isAdmin: args.admin,
-      readOnly: args.readOnly
-    })
+    // A name the key rule refuses is a bad option value: a usage error, in the rule's words.
+    const { key, row } = yield* keys
+      .create({ accountId: account_id, name: args.name, isAdmin: args.admin, readOnly: args.readOnly })
+      .pipe(Effect.catchTag("ValidationError", (error) => new UsageError({ message: error.message })))
     return {
       text: [
         `API key: ${key}`,
@@ -37,7 +35,7 @@ export const keyCreate = (args: {
         key,
         id: row.id,
         prefix: row.prefix,
-        name: args.name,
+        name: row.name,
         admin: args.admin,
         read_only: args.readOnly,
         account_id,

@@ -1,7 +1,7 @@
 import type { Article, ArticleWithBody } from "../../Domain/Article.js"
 import type { Preview } from "../../Domain/ArticleEdits.js"
 import { unifiedDiffView } from "../DiffView.js"
-import { html, type SafeHtml } from "../Markup.js"
+import { html, type SafeHtml, userTextOr } from "../Markup.js"
 import { type CardState, startCard, structured, toolError } from "./Bridge.js"
 
 /**
@@ -25,11 +25,16 @@ const fieldChanges = (change: Change, input: Readonly<Record<string, unknown>>) 
   const rows: Array<SafeHtml> = []
   const saved = preview === undefined
   if (preview?.title_changed === true || (saved && typeof input["title"] === "string")) {
-    rows.push(field("Title", html`<ins>${data.title ?? "(none)"}</ins>`))
+    rows.push(field("Title", html`<ins>${userTextOr(data.title, "(none)")}</ins>`))
   }
   if (preview?.meta_description_changed === true || (saved && "meta_description" in input)) {
     const next = input["meta_description"]
-    rows.push(field("Meta description", html`<ins>${typeof next === "string" && next !== "" ? next : "(none)"}</ins>`))
+    rows.push(
+      field(
+        "Meta description",
+        html`<ins>${userTextOr(typeof next === "string" && next !== "" ? next : null, "(none)")}</ins>`
+      )
+    )
   }
   if ("url" in input || "image" in input) {
     rows.push(
@@ -63,7 +68,7 @@ const render = ({ input, result }: CardState): SafeHtml => {
     return html`<p class="muted" role="status">${input === undefined ? "Waiting for the change…" : "Checking the change…"}</p>`
   }
   const { data, preview } = content
-  const title = html`<h2>${data.title ?? `Article ${data.id}`}</h2>`
+  const title = html`<h2>${userTextOr(data.title, `Article ${data.id}`)}</h2>`
   const args = input ?? {}
   if (preview === undefined) {
     return html`${title}
