@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, HashMap, Option } from "effect"
-import { InternalError, NotFound, PayloadTooLarge, Unavailable } from "../Domain/Errors.js"
+import { InternalError, NotFound, PayloadTooLarge } from "../Domain/Errors.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
-import { errorResponse } from "../Http/ErrorResponse.js"
+import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
 import { bodyCapOf } from "../Http/RequestBodies.js"
 import { RequestId } from "../Http/RequestId.js"
 import { pathOf } from "../Http/RequestPath.js"
@@ -66,12 +66,7 @@ const platformFallback = (response: HttpServerResponse.HttpServerResponse) =>
  */
 const errorBodyOf = (status: number, requestId: string, method: string) =>
   status === 503
-    ? errorResponse(
-        new Unavailable({ message: "The service could not answer the request in time; retry in a second." }),
-        {
-          "retry-after": "1"
-        }
-      )
+    ? unavailableResponse("The service could not answer the request in time; retry in a second.")
     : errorResponse(new InternalError({ message: internalErrorMessage(requestId, method) }))
 
 /** Headers every response carries: its request id, and what protects any response whatever its type. */
