@@ -13,6 +13,7 @@ import { CallLogUpkeepLive } from "../Audit/Upkeep.js"
 import { Accounts } from "../Auth/Accounts.js"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { AuthenticationLive, NetworkDoor } from "../Auth/Authentication.js"
+import { PasswordChecks } from "../Auth/PasswordChecks.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import { BacklinksHttpLive } from "../Backlinks/Http.js"
 import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
@@ -42,7 +43,7 @@ import { fromNetwork, serverMiddleware } from "./Pipeline.js"
 import { createServer } from "./StartupGate.js"
 import { TracingLive } from "./Tracing.js"
 
-/** The feature services; they need only the database. */
+/** The feature services; they need only the database (and the settings). */
 export const ServicesLive = Layer.mergeAll(
   Sites.Default,
   Articles.Default,
@@ -54,7 +55,8 @@ export const ServicesLive = Layer.mergeAll(
   Accounts.Default,
   ApiKeys.Default,
   AccessTokens.Default,
-  Idempotency.Default
+  Idempotency.Default,
+  PasswordChecks.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
