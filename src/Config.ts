@@ -24,6 +24,21 @@ export const AppConfig = Config.all({
   auditRetentionDays: Config.integer("AUDIT_RETENTION_DAYS").pipe(Config.withDefault(90)),
   /** Longest a request may run before it is answered with an error. */
   requestTimeoutSeconds: Config.integer("REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
+  /**
+   * Password checks (scrypt, at sign-in) that may run at once; a few more wait, the rest are answered 503. By default
+   * one less than libuv's thread pool (UV_THREADPOOL_SIZE, 4 unless set), which scrypt shares with file reads and DNS.
+   */
+  passwordChecks: Config.all([
+    Config.option(Config.integer("PASSWORD_CHECKS")),
+    Config.integer("UV_THREADPOOL_SIZE").pipe(Config.withDefault(4))
+  ]).pipe(
+    Config.map(([checks, threads]) =>
+      Math.max(
+        1,
+        Option.getOrElse(checks, () => threads - 1)
+      )
+    )
+  ),
   /** How long in-flight requests may run after SIGTERM before the process exits. */
   shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10)),
   /** Lifetime of the OAuth access tokens MCP clients get; they refresh them after that. */

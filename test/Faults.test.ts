@@ -1,7 +1,10 @@
 // @tags: engine runtime
+
+import { HttpApp, HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { assert, layer } from "@effect/vitest"
-import { Duration, Effect, Fiber, Random, Schedule } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Duration, Effect, Fiber, Logger, LogLevel, Random, Schedule } from "effect"
+import { serverMiddleware } from "../src/Server/Pipeline.js"
 import { DatabaseFaults, FaultyServerLive, onPostgres } from "./support/DatabaseFaults.js"
 import { eventually, waitUntil } from "./support/Eventually.js"
 import { TestApp } from "./support/TestServer.js"
@@ -21,17 +24,19 @@ interface Answer {
 }
 
 const marker = (edit: number) => `[e${edit}]`
-const keyOf = (edit: number) => `fault-edit-${edit}`
+const keyOf = (edit: number, prefix = "fault-edit") => `${prefix}-${edit}`
+/** The edit whose database dies right after it commits. */
+const COMMIT_EDIT = 1000
 /** Each edit appends its marker to the one paragraph: applied twice, the marker would be there twice. */
 const editOf = (edit: number) => ({ replacements: [{ find: "</p>", replace: ` ${marker(edit)}</p>` }] })
 
 /** One keyed PATCH; a connection that ends without an answer is a failure of the test. */
-const send = (key: string, id: number, edit: number) =>
+const send = (key: string, id: number, edit: number, keyPrefix?: string) =>
   Effect.gen(function* () {
     const app = yield* TestApp
     const res = yield* app.fetch(`/api/v1/articles/${id}`, {
       method: "PATCH",
-      headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": keyOf(edit) },
+      headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": keyOf(edit, keyPrefix) },
       body: JSON.stringify(editOf(edit))
     })
     const text = yield* Effect.promise(() => res.text())
@@ -126,6 +131,43 @@ layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
     { timeout: 120_000 }
   )
 
+  it.effect(
+    "a change whose database dies right after its commit is answered with its own 200 (JSON), and its retry replays it",
+    () =>
+      Effect.gen(function* () {
+        const app = yield* TestApp
+        const faults = yield* DatabaseFaults
+        const sql = yield* SqlClient.SqlClient
+        const { accountId, key } = yield* app.makeAccount()
+        const id = yield* app.makeArticle(yield* app.makeSite(accountId), { body: "<p>Start.</p>" })
+        const lostBefore = yield* faults.lost
+        // Committed, with its call-log row and its kept answer: what happens to the database afterwards (the next
+        // statement, reading the day's changes for the limit headers, finds its connection dead) changes nothing.
+        yield* faults.dieAfterNextCommit
+        const answer = yield* send(key, id, COMMIT_EDIT, "commit-edit")
+        assert.isAbove(yield* faults.lost, lostBefore, "no statement found its connection dead after the commit")
+        assert.strictEqual(answer.status, 200, JSON.stringify(answer))
+        assert.match(answer.contentType ?? "", /^application\/json/)
+        assert.include(answer.body.data.body, marker(COMMIT_EDIT))
+        assert.isNotNull(answer.requestId)
+
+        // The service's other connections died too: a retry may find one before the pool has replaced them all.
+        let retry = yield* send(key, id, COMMIT_EDIT, "commit-edit")
+        for (let attempt = 0; attempt < 20 && retry.status >= 500; attempt++) {
+          assertRealAnswer(retry)
+          retry = yield* send(key, id, COMMIT_EDIT, "commit-edit")
+        }
+        assert.strictEqual(retry.status, 200, JSON.stringify(retry))
+        assert.isTrue(retry.replayed)
+        const [row] = yield* settled(sql<{ body: string }>`select body from articles where id = ${id}`)
+        assert.strictEqual(row!.body.split(marker(COMMIT_EDIT)).length, 2, row!.body)
+        const [logged] = yield* settled(
+          sql<{ status: number }>`select status from audit_log where request_id = ${answer.requestId!} and status = 200`
+        )
+        assert.strictEqual(logged?.status, 200)
+      })
+  )
+
   it.effect("reads answered while the call log cannot be written get their rows once it can: none is dropped", () =>
     Effect.gen(function* () {
       const app = yield* TestApp
@@ -167,5 +209,35 @@ layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
       )
       assert.strictEqual(rows[0]!.n, ids.length)
     })
+  )
+})
+
+describe("a stage after the handler that fails", () => {
+  it.effect(
+    "is answered with the JSON internal_error, not the platform's empty 500, whatever runs again after it",
+    () =>
+      Effect.gen(function* () {
+        // A stage after the handler that fails once (a read of a database that has just died), then works.
+        let failed = false
+        const app = Effect.gen(function* () {
+          yield* HttpApp.appendPreResponseHandler((_request, response) => {
+            if (failed) return Effect.succeed(response)
+            failed = true
+            return Effect.die(new Error("the database is gone"))
+          })
+          return HttpServerResponse.text("answered")
+        })
+        const handler = HttpApp.toWebHandler(
+          app.pipe(Effect.provide(Logger.minimumLogLevel(LogLevel.None))),
+          serverMiddleware({ https: false })
+        )
+        const response = yield* Effect.promise(() => handler(new Request("http://in-process/api/v1/meta")))
+        assert.isTrue(failed)
+        assert.strictEqual(response.status, 500)
+        assert.match(response.headers.get("content-type") ?? "", /^application\/json/)
+        const body = yield* Effect.promise(() => response.json())
+        assert.strictEqual(body.error, "internal_error")
+        assert.include(body.message, response.headers.get("x-request-id")!)
+      })
   )
 })

@@ -17,7 +17,7 @@ const RecordErrors = Logger.add(
 
 layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) => {
   it.effect(
-    "a request still running after REQUEST_TIMEOUT_SECONDS (30 s) is answered 500 internal_error with its request id",
+    "a request still running after REQUEST_TIMEOUT_SECONDS (30 s) is answered 503 unavailable with Retry-After and its request id, never 500",
     () =>
       Effect.gen(function* () {
         const app = yield* TestApp
@@ -59,9 +59,11 @@ layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) 
         const response = yield* Fiber.join(request)
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(holder)
-        assert.strictEqual(response.status, 500)
+        assert.strictEqual(response.status, 503)
+        assert.strictEqual(response.headers.get("retry-after"), "1")
+        assert.match(response.headers.get("content-type") ?? "", /^application\/json/)
         const body = yield* Effect.promise(() => response.json())
-        assert.strictEqual(body.error, "internal_error")
+        assert.strictEqual(body.error, "unavailable")
         const requestId = response.headers.get("x-request-id")
         assert.isString(requestId)
         assert.include(body.message, requestId!)

@@ -3,14 +3,17 @@ import { randomBytes, scryptSync } from "node:crypto"
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Logger, LogLevel, TestClock } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { PasswordChecks } from "../src/Auth/PasswordChecks.js"
 import { PasswordHashParameters, verifyPassword } from "../src/Auth/Passwords.js"
+import type { Unavailable } from "../src/Domain/Errors.js"
 import type { AccountId } from "../src/Domain/Ids.js"
 import { HttpServerLive } from "../src/Server/Server.js"
 import type { Database } from "../src/Sql/Database.js"
 import { clockStarts } from "./support/Clock.js"
+import { waitUntil } from "./support/Eventually.js"
 import { hiddenField, makeBrowser, signInFormToken, submitSignIn, withToken } from "./support/McpClient.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD } from "./support/WebPages.js"
 
 /**
@@ -309,6 +312,61 @@ layer(TestServerLive)("sign-in", (it) => {
           const again = makeBrowser(yield* productionServer)
           assert.strictEqual((yield* submitSignIn(again, { email, password: PASSWORD })).status, 303)
           assert.strictEqual(yield* storedHash(accountId), upgraded)
+        })
+    )
+  })
+
+  describe("password checks under load", () => {
+    it.scoped(
+      "while every password check is taken and the waiting room is full, a sign-in is answered 503 with Retry-After and the form, never queued",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { email, browser } = yield* makeUser
+          const checks = yield* PasswordChecks
+          const release = yield* Deferred.make<void>()
+          // The test's own "checks" take every permit and every place in the waiting room, one after another.
+          const fillers: Array<Fiber.RuntimeFiber<void, Unavailable>> = []
+          for (;;) {
+            const filler = yield* Effect.forkScoped(checks.run(Deferred.await(release)))
+            yield* waitUntil(
+              "the check is running or waiting",
+              Effect.map(Fiber.status(filler), (status) => status._tag !== "Running")
+            )
+            if (Option.isSome(yield* Fiber.poll(filler))) break
+            fillers.push(filler)
+          }
+          assert.isAbove(fillers.length, 1)
+          const refused = yield* submitSignIn(browser, { email, password: PASSWORD })
+          assert.strictEqual(refused.status, 503, refused.text)
+          assert.strictEqual(refused.headers.get("retry-after"), "1")
+          assert.include(refused.text, "try again")
+          assert.isFalse(browser.jar.has("cbs_session"))
+          // Once the checks are done, the same sign-in goes through: the refused one took no throttle slot.
+          yield* Deferred.succeed(release, undefined)
+          for (const filler of fillers) yield* Fiber.join(filler)
+          const signedIn = yield* submitSignIn(browser, { email, password: PASSWORD })
+          assert.strictEqual(signedIn.status, 303, signedIn.text)
+          assert.isTrue(browser.jar.has("cbs_session"))
+        })
+    )
+
+    it.scoped(
+      "sign-ins sent at once with PASSWORD_CHECKS=1 are each answered, signed in (303) or told to retry (503 with Retry-After), never 500",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const users = yield* Effect.all(Array.from({ length: 10 }, () => makeUser))
+          const baseUrl = yield* serverWithSettings({ PASSWORD_CHECKS: "1" })
+          const replies = yield* Effect.all(
+            users.map(({ email }) => submitSignIn(makeBrowser(baseUrl), { email, password: PASSWORD })),
+            { concurrency: "unbounded" }
+          )
+          for (const reply of replies) {
+            assert.include([303, 503], reply.status, reply.text)
+            if (reply.status === 503) assert.strictEqual(reply.headers.get("retry-after"), "1")
+          }
+          assert.isTrue(replies.some((reply) => reply.status === 303))
         })
     )
   })

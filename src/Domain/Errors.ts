@@ -256,7 +256,8 @@ export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable"
   static readonly answer: PublicAnswer = {
     error: "unavailable",
     status: 503,
-    description: "The service is starting or shutting down; retry after the seconds in Retry-After."
+    description:
+      "The service is starting or shutting down, too busy to take the request on, or could not finish it within its deadline (REQUEST_TIMEOUT_SECONDS); retry after the seconds in Retry-After."
   }
 }
 export const UnavailableBody = wire(Unavailable)

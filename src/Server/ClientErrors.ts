@@ -6,7 +6,7 @@ import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
 import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
 import { isNoRecord } from "../Domain/Ids.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
-import { errorResponse } from "../Http/ErrorResponse.js"
+import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
 import { MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "../Http/RequestBodies.js"
 import { RequestId } from "../Http/RequestId.js"
 import { pathOf } from "../Http/RequestPath.js"
@@ -38,6 +38,23 @@ const internalError = (cause: Cause.Cause<unknown>) =>
     return internal(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
   })
 
+/**
+ * A request stopped at its deadline: the service was too busy to answer it in time (a client's mistake it is not, nor
+ * a defect), so it is 503 `unavailable` with `Retry-After`, and logged as a failure with its request id. Its work was
+ * interrupted, and a change's transaction rolled back with it.
+ */
+const pastDeadline = (cause: Cause.Cause<unknown>, timedOut: RequestTimedOut) =>
+  Effect.gen(function* () {
+    const requestId = yield* RequestId
+    const request = yield* HttpServerRequest.HttpServerRequest
+    yield* Effect.logError("Request failed", cause)
+    const retry =
+      request.method === "GET" || request.method === "HEAD"
+        ? "retry in a second"
+        : "retry in a second, with the same Idempotency-Key to have the change applied at most once"
+    return unavailableResponse(`${timedOut.message} The service is busy; ${retry}. Request id: ${requestId}.`)
+  })
+
 /** Multipart limits are raised as defects by the framework; they are the client's doing. */
 const fromMultipartError = (error: { readonly reason: string; readonly cause: unknown }, cap: number) => {
   const reachedLimit = isTagged(error.cause, "ReachedLimit")
@@ -67,7 +84,7 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
     const request = yield* HttpServerRequest.HttpServerRequest
     // The body cap was set for the request as it came in (see `fromNetwork`).
     const cap = Number(Option.getOrElse(yield* HttpIncomingMessage.MaxBodySize, () => MAX_MCP_BODY_BYTES))
-    // A request that runs too long is answered (500 internal_error) rather than left hanging.
+    // A request that runs too long is answered (503 unavailable) rather than left hanging.
     const timed = deadlines.within(app)
     // No endpoint reads the body of a GET or HEAD, so its limits are set only for the methods that have one.
     const bounded =
@@ -91,7 +108,8 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
           return Effect.succeed(unprocessable(fromDecodeIssues(issues)))
         }
         if (Option.isSome(failure) && isTagged(failure.value, "RouteNotFound")) return routeNotFound
-        if (Option.isSome(failure) && failure.value instanceof RequestTimedOut) return internalError(cause)
+        if (Option.isSome(failure) && failure.value instanceof RequestTimedOut)
+          return pastDeadline(cause, failure.value)
         const defect = Cause.dieOption(cause)
         if (Option.isSome(defect) && isTagged(defect.value, "MultipartError")) {
           return Effect.succeed(fromMultipartError(defect.value as unknown as Multipart.MultipartError, cap))

@@ -1,7 +1,7 @@
 import { Clock, Data, Duration, Effect, Fiber } from "effect"
 import { AppConfig } from "../Config.js"
 
-/** A request stopped by its deadline; answered 500 `internal_error` (see ClientErrors.ts). */
+/** A request stopped by its deadline; answered 503 `unavailable` with `Retry-After` (see ClientErrors.ts). */
 export class RequestTimedOut extends Data.TaggedError("RequestTimedOut")<{ readonly seconds: number }> {
   override get message() {
     return `The request did not finish within ${this.seconds} s.`

@@ -3,7 +3,7 @@ import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } f
 import { Cause, Context, Effect, FiberRef, HashMap, Option } from "effect"
 import { InternalError, NotFound, PayloadTooLarge } from "../Domain/Errors.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
-import { errorResponse } from "../Http/ErrorResponse.js"
+import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
 import { bodyCapOf } from "../Http/RequestBodies.js"
 import { RequestId } from "../Http/RequestId.js"
 import { pathOf } from "../Http/RequestPath.js"
@@ -48,6 +48,27 @@ export const fromNetwork = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E
 const platformAnswer = (defect: unknown) =>
   HttpServerResponse.isServerResponse(defect) ? Option.some(Cause.empty) : Option.none()
 
+/**
+ * Whether a response is the platform's own answer to a failure it could not answer otherwise: an empty-bodied 5xx
+ * (500 for a failure or a defect, 503 for a request the server interrupted). It is what is sent when a stage after the
+ * handler fails (a pre-response handler that read the database after it died, say): the platform then answers 500
+ * and runs the pre-response handlers again on that. No route of the service answers a 5xx without a body.
+ */
+const platformFallback = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status >= 500 && response.body._tag === "Empty"
+
+/**
+ * The `Error` body in place of the platform's empty 5xx: 503 `unavailable` (with `Retry-After`) for a request the
+ * server stopped, and otherwise 500 `internal_error` with the request id, whose details the log has. A change whose
+ * handler has answered has committed with its call-log row and its kept answer, so the stages after it do not fail it
+ * (see `admit` in Limits/RequestLimit.ts): its own answer is sent. This 500 is for what is left, and says, for a
+ * change, how to learn whether it was saved.
+ */
+const errorBodyOf = (status: number, requestId: string, method: string) =>
+  status === 503
+    ? unavailableResponse("The service could not answer the request in time; retry in a second.")
+    : errorResponse(new InternalError({ message: internalErrorMessage(requestId, method) }))
+
 /** Headers every response carries: its request id, and what protects any response whatever its type. */
 const commonHeaders = (requestId: string, options: ServerOptions): Record<string, string> => ({
   "x-request-id": requestId,
@@ -88,7 +109,8 @@ export const serverMiddleware =
             "http.status": status
           })
         )
-      yield* HttpApp.appendPreResponseHandler((_request, response) => {
+      yield* HttpApp.appendPreResponseHandler((_request, sent) => {
+        const response = platformFallback(sent) ? errorBodyOf(sent.status, requestId, request.method) : sent
         const withId = HttpServerResponse.setHeaders(response, headers)
         return Effect.as(
           accessLine(response.status),

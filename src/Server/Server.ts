@@ -13,6 +13,7 @@ import { CallLogUpkeepLive } from "../Audit/Upkeep.js"
 import { Accounts } from "../Auth/Accounts.js"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { AuthenticationLive, NetworkDoor } from "../Auth/Authentication.js"
+import { PasswordChecks } from "../Auth/PasswordChecks.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import { BacklinksHttpLive } from "../Backlinks/Http.js"
 import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
@@ -46,7 +47,7 @@ import { TracingLive } from "./Tracing.js"
  * The feature services, for the doors that are not API groups (pages, MCP, OAuth, the middleware). Each API group's
  * handler layer provides the services it calls itself, so an endpoint's feature is one folder and this server lists
  * its group only; a layer is built once however many layers provide it (layers are memoised), so each service is
- * one instance.
+ * one instance. They need only the database (and the settings).
  */
 export const ServicesLive = Layer.mergeAll(
   Sites.Default,
@@ -59,7 +60,8 @@ export const ServicesLive = Layer.mergeAll(
   Accounts.Default,
   ApiKeys.Default,
   AccessTokens.Default,
-  Idempotency.Default
+  Idempotency.Default,
+  PasswordChecks.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(

@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+import { RETRY_UNAVAILABLE_SECONDS } from "../Http/ErrorResponse.js"
 import { ownOrigins } from "../Http/Origins.js"
 import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
 import { htmlResponse, messagePage } from "../Ui/Html.js"
@@ -95,6 +96,11 @@ const SignInRoutes = HttpApiBuilder.Router.use((router) =>
           .signIn({ email, password, ip: Option.getOrNull(request.remoteAddress) })
           .pipe(Effect.either)
         if (outcome._tag === "Left") {
+          if (outcome.left._tag === "Unavailable") {
+            const message = "Too many sign-ins are being checked at the moment. Please try again in a second."
+            const headers = { "retry-after": String(RETRY_UNAVAILABLE_SECONDS) }
+            return form(request, { returnTo, email, message }, { status: 503, headers })
+          }
           if (outcome.left.reason === "throttled") {
             const message = `Too many failed sign-in attempts. Please wait ${THROTTLE_WINDOW_MINUTES} minutes, then try again.`
             const headers = { "retry-after": String(THROTTLE_WINDOW_MINUTES * 60) }

@@ -1,5 +1,6 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Clock, Data, Effect, Option } from "effect"
+import { PasswordChecks } from "../Auth/PasswordChecks.js"
 import { hashPassword, isOutdated, verifyPassword } from "../Auth/Passwords.js"
 import { hashSecret, newSecret } from "../Auth/Secrets.js"
 import { SESSION_COOKIE, SESSION_SECONDS } from "./Cookies.js"
@@ -27,6 +28,7 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
   effect: Effect.gen(function* () {
     const repo = yield* SessionsRepo
     const throttle = yield* SignInThrottle
+    const checks = yield* PasswordChecks
     // Unknown e-mails are checked against this too, so that the answer takes as long as for a known one.
     const decoyHash = yield* Effect.cached(hashPassword("not a password of anyone"))
 
@@ -44,7 +46,9 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
     /**
      * Checks an e-mail and password and opens a session. The password is checked only with slots of the throttle
      * (taken first); without them the attempt is refused, even with the right password, until the window has passed.
-     * A right password stored under older hash parameters is hashed again with the current ones.
+     * A right password stored under older hash parameters is hashed again with the current ones. The password work
+     * takes its turn among the service's password checks (see `PasswordChecks`): when too many wait already, the
+     * attempt fails with 503 `unavailable`, its slots given back (nothing was checked).
      */
     const signIn = Effect.fn("Sessions.signIn")(function* (attempt: {
       readonly email: string
@@ -56,18 +60,27 @@ export class Sessions extends Effect.Service<Sessions>()("SignIn/Sessions", {
       if (Option.isNone(slots)) return yield* new SignInRefused({ reason: "throttled" })
       const user = yield* repo.findUserByEmail(email)
       const stored = Option.flatMap(user, (u) => Option.fromNullable(u.password_hash))
-      const matches = yield* verifyPassword(
-        attempt.password,
-        Option.getOrElse(stored, () => "")
-      )
+      const matches = yield* checks
+        .run(
+          Effect.gen(function* () {
+            if (Option.isSome(stored)) return yield* verifyPassword(attempt.password, stored.value)
+            yield* Effect.flatMap(decoyHash, (hash) => verifyPassword(attempt.password, hash))
+            return false
+          })
+        )
+        .pipe(Effect.tapError(() => throttle.giveBack(slots.value)))
       if (Option.isNone(user) || Option.isNone(stored) || !matches) {
-        if (Option.isNone(stored)) yield* Effect.flatMap(decoyHash, (hash) => verifyPassword(attempt.password, hash))
         return yield* new SignInRefused({ reason: "invalid_credentials" })
       }
       yield* throttle.giveBack(slots.value)
       if (yield* isOutdated(stored.value)) {
-        const upgraded = yield* hashPassword(attempt.password)
-        yield* repo.replacePasswordHash({ user_id: user.value.id, previous: stored.value, next: upgraded })
+        // Done at a later sign-in when the checks are busy now: the stored hash still verifies meanwhile.
+        yield* checks.run(hashPassword(attempt.password)).pipe(
+          Effect.flatMap((upgraded) =>
+            repo.replacePasswordHash({ user_id: user.value.id, previous: stored.value, next: upgraded })
+          ),
+          Effect.catchTag("Unavailable", () => Effect.void)
+        )
       }
       const now = yield* Clock.currentTimeMillis
       yield* repo.pruneSessions(iso(now))
