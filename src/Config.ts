@@ -1,4 +1,57 @@
-import { Config, Option } from "effect"
+import { Config, ConfigError, Either, Option } from "effect"
+
+/**
+ * The web origins whose pages may call `/mcp` with a bearer token (browser-based assistants), from
+ * `MCP_ALLOWED_ORIGINS`: none (unset), the origins listed, or any (`*`).
+ */
+export type BrowserOrigins =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Listed"; readonly origins: ReadonlyArray<string> }
+  | { readonly _tag: "Any" }
+
+/** One listed origin as browsers send it (`https://app.example.com`, lower case, no default port), or why not. */
+const originOf = (entry: string): Either.Either<string, string> => {
+  const url = URL.canParse(entry) ? new URL(entry) : undefined
+  const bare =
+    url !== undefined &&
+    (url.protocol === "https:" || url.protocol === "http:") &&
+    url.username === "" &&
+    url.password === "" &&
+    url.pathname === "/" &&
+    !entry.endsWith("?") &&
+    url.search === "" &&
+    url.hash === ""
+  return bare ? Either.right(url.origin) : Either.left(`${entry} is not a web origin (scheme://host[:port], no path)`)
+}
+
+/**
+ * `MCP_ALLOWED_ORIGINS`: comma-separated origins, or `*` alone. `*` lets any web page call with a token, which only
+ * an https service may allow (over plain http a page of any origin could be answered on the network's say-so).
+ */
+const McpAllowedOrigins = Config.all({
+  listed: Config.option(Config.string("MCP_ALLOWED_ORIGINS")),
+  base: Config.option(Config.url("PUBLIC_BASE_URL"))
+}).pipe(
+  Config.mapOrFail(({ listed, base }): Either.Either<BrowserOrigins, ConfigError.ConfigError> => {
+    const entries = Option.getOrElse(listed, () => "")
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "")
+    const invalid = (message: string) => Either.left(ConfigError.InvalidData(["MCP_ALLOWED_ORIGINS"], message))
+    if (entries.length === 0) return Either.right({ _tag: "None" })
+    if (entries.includes("*")) {
+      if (entries.length > 1) return invalid("* stands alone (any origin), without other origins beside it")
+      const https = Option.exists(base, (url) => url.protocol === "https:")
+      return https
+        ? Either.right({ _tag: "Any" })
+        : invalid("* (any web origin) is allowed only when PUBLIC_BASE_URL is an https address; list the origins")
+    }
+    const origins = entries.map(originOf)
+    const wrong = origins.find(Either.isLeft)
+    if (wrong !== undefined) return invalid(wrong.left)
+    return Either.right({ _tag: "Listed", origins: origins.filter(Either.isRight).map((origin) => origin.right) })
+  })
+)
 
 /**
  * Every setting of the service, read once from the environment. Nothing else reads `process.env`.
@@ -42,7 +95,9 @@ export const AppConfig = Config.all({
   /** How long in-flight requests may run after SIGTERM before the process exits. */
   shutdownTimeoutSeconds: Config.integer("SHUTDOWN_TIMEOUT_SECONDS").pipe(Config.withDefault(10)),
   /** Lifetime of the OAuth access tokens MCP clients get; they refresh them after that. */
-  oauthAccessTokenSeconds: Config.integer("OAUTH_ACCESS_TOKEN_SECONDS").pipe(Config.withDefault(3600))
+  oauthAccessTokenSeconds: Config.integer("OAUTH_ACCESS_TOKEN_SECONDS").pipe(Config.withDefault(3600)),
+  /** The web origins whose pages may call `/mcp` with a bearer token (browser-based assistants). */
+  mcpAllowedOrigins: McpAllowedOrigins
 })
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>

@@ -106,6 +106,20 @@ describe("agent tools are derived from annotated endpoints", () => {
     }).pipe(Effect.provide(ProbeAppLive))
   )
 
+  it.effect("an optional argument given as null is left out of the request; a required one given as null is not", () =>
+    Effect.gen(function* () {
+      const tool = deriveTools(ProbeApi)[0]!
+      assert.deepStrictEqual(tool.absentWhenNull, ["loud"])
+      assert.deepStrictEqual((tool.inputSchema["properties"] as Record<string, unknown>)["loud"], {
+        anyOf: [{ type: "string", enum: ["yes", "no"] }, { type: "null" }]
+      })
+      const quiet = yield* answerTool(door, tool, { note_id: 7, loud: null, text: "hello" })
+      assert.deepInclude(quiet.outcome, { _tag: "Ok", data: { data: { id: 7, text: "hello" } } })
+      const noText = yield* answerTool(door, tool, { note_id: 7, text: null })
+      assert.deepInclude(noText.outcome, { _tag: "Error", status: 400 })
+    }).pipe(Effect.provide(ProbeAppLive))
+  )
+
   it("the service's tools are exactly its annotated endpoints, one per name", () => {
     const annotated = new Set<string>()
     HttpApi.reflect(Api, {

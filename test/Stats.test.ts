@@ -412,7 +412,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         })
     )
 
-    for (const months of ["0", "25", "x", "1.5", ""]) {
+    for (const months of ["0", "25", "x", "1.5", "", "0x10", "1e1", "%2B5", "05"]) {
       it.effect(`months=${months} is 422 validation_error naming the allowed range`, () =>
         Effect.gen(function* () {
           const { key, siteId } = yield* siteOfNewAccount

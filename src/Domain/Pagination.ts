@@ -12,11 +12,26 @@ const PageNumber = Integer.pipe(Schema.greaterThanOrEqualTo(1, { message: () => 
 const PerPage = PageNumber.pipe(lessThanOrEqualTo(MAX_PER_PAGE))
 
 /**
- * A number schema read from a query string (as `page` and `per_page` are); `jsonSchema` is what the OpenAPI
- * document and the agent tools show for it: an integer with its bounds, not the string it arrives as.
+ * An integer as a query string writes it: ASCII digits only, without a leading zero, the rule ids follow (see
+ * `PathId`). `0x10`, `1e2`, `+5`, `05`, ` 5` and `1.0` are refused rather than read as numbers.
+ */
+const IntegerFromDigits = Schema.transform(
+  Schema.String.pipe(
+    Schema.pattern(/^(0|[1-9][0-9]*)$/, {
+      message: () => "must be an integer written in ASCII digits (no sign, exponent or leading zero)"
+    })
+  ),
+  Schema.Number,
+  { strict: true, decode: Number, encode: String }
+)
+
+/**
+ * An integer schema read from a query string (as `page`, `per_page` and `months` are): digits only, then `schema`'s
+ * own checks; `jsonSchema` is what the OpenAPI document and the agent tools show for it: an integer with its bounds,
+ * not the string it arrives as.
  */
 export const fromQuery = <I, R>(schema: Schema.Schema<number, I, R>, jsonSchema: object) =>
-  Schema.compose(Schema.NumberFromString, schema, { strict: false }).annotations({ jsonSchema })
+  Schema.compose(IntegerFromDigits, schema, { strict: false }).annotations({ jsonSchema })
 
 /** `page` and `per_page` query parameters of every list endpoint. */
 export const PageQuery = {

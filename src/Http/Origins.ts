@@ -1,3 +1,5 @@
+import type { BrowserOrigins } from "../Config.js"
+
 const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"]
 
 /**
@@ -15,4 +17,14 @@ export const ownHosts = (base: string): ReadonlyArray<string> => {
   const url = new URL(base)
   const port = url.port === "" ? "" : `:${url.port}`
   return loopbackHosts.includes(url.hostname) ? loopbackHosts.map((host) => `${host}${port}`) : [url.host]
+}
+
+/**
+ * Whether a page of `origin` may call the service with a token: its own pages, and the web origins
+ * `MCP_ALLOWED_ORIGINS` names (any, with `*`).
+ */
+export const originAllowed = (base: string, browser: BrowserOrigins) => {
+  const own = ownOrigins(base)
+  return (origin: string) =>
+    own.includes(origin) || browser._tag === "Any" || (browser._tag === "Listed" && browser.origins.includes(origin))
 }

@@ -10,10 +10,11 @@ import {
 import { Context, Effect, Either, Option, Runtime } from "effect"
 import { Door, type RequestAllowance } from "../Api/Middleware.js"
 import { bearerToken } from "../Auth/Authentication.js"
+import { AppConfig } from "../Config.js"
 import type { Credential } from "../Domain/Credential.js"
 import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
-import { ownHosts, ownOrigins } from "../Http/Origins.js"
+import { ownHosts } from "../Http/Origins.js"
 import { PublicUrl, RequestBase } from "../Http/PublicUrl.js"
 import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
 import { Limits } from "../Limits/Limits.js"
@@ -21,21 +22,13 @@ import { limitHeaders, rateLimited, withLimitHeaders } from "../Limits/RequestLi
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
 import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
+import { mcpBrowsers } from "./Browsers.js"
 import { makeCards } from "./Cards.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolLimits, type ToolOutcome } from "./Server.js"
 import { planToolRequest, toolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
-
-const corsHeaders: Readonly<Record<string, string>> = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "POST, OPTIONS",
-  "access-control-allow-headers":
-    "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name",
-  "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id",
-  "access-control-max-age": "86400"
-}
 
 /** Decodes UTF-8, taking out a byte order mark before the text (as the SDK does, reading a body itself). */
 const decoder = new TextDecoder()
@@ -169,14 +162,15 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const limits = yield* Limits
       const base = yield* PublicUrl
       const baseOf = yield* RequestBase
-      const allowed = { hosts: [...ownHosts(base)], origins: [...ownOrigins(base)] }
+      const hosts = ownHosts(base)
+      const { mcpAllowedOrigins } = yield* AppConfig
+      const browser = mcpBrowsers(base, mcpAllowedOrigins)
       // The uploaded images the cards may show are at the service's public address.
       const cards = makeCards(new URL(base).origin)
 
       // The metadata named after the base URL the client used (see `RequestBase`).
       const unauthorized = (request: HttpServerRequest.HttpServerRequest, sent: boolean) =>
         errorResponse(new Unauthorized({ message: "Sign in: this endpoint needs an OAuth access token." }), {
-          ...corsHeaders,
           "www-authenticate": `Bearer resource_metadata="${resourceMetadataUrl(baseOf(request))}", scope="${CHALLENGE_SCOPE}"${
             sent ? `, error="invalid_token"` : ""
           }`
@@ -258,18 +252,20 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           {
             status: 403,
             headers: {
-              ...corsHeaders,
               "www-authenticate": `Bearer error="insufficient_scope", scope="${WRITE_SCOPE}", resource_metadata="${resourceMetadataUrl(baseOf(request))}", error_description="This connection may only read."`
             }
           }
         )
 
-      /** DNS-rebinding protection: a request must name this service as its host, and any origin must be its own. */
+      /**
+       * DNS-rebinding protection: a request must name this service as its host, and any origin must be its own or
+       * one MCP_ALLOWED_ORIGINS names.
+       */
       const foreignHostOrOrigin = (request: HttpServerRequest.HttpServerRequest) => {
         const host = request.headers["host"]
         const origin = request.headers["origin"]
-        if (host === undefined || !allowed.hosts.includes(host)) return `Invalid Host header: ${host ?? "(none)"}`
-        if (origin !== undefined && !allowed.origins.includes(origin)) return `Invalid Origin header: ${origin}`
+        if (host === undefined || !hosts.includes(host)) return `Invalid Host header: ${host ?? "(none)"}`
+        if (origin !== undefined && !browser.allows(origin)) return `Invalid Origin header: ${origin}`
         return undefined
       }
 
@@ -313,7 +309,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         let handOver: RequestAllowance | undefined = messages.every(entersPipeline) ? counted : undefined
         if (handOver === undefined) {
           if (counted.exceeded) {
-            return withLimitHeaders(errorResponse(rateLimited(counted), corsHeaders), counted, limits.editsPerDay)
+            return withLimitHeaders(errorResponse(rateLimited(counted)), counted, limits.editsPerDay)
           }
           keep(postLimits())
         }
@@ -351,18 +347,12 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         })
         // No call took the count made with the token (the protocol refused the message): it is the POST's.
         if (handOver !== undefined) keep(postLimits())
-        return HttpServerResponse.setHeaders(yield* serverResponseOf(response), {
-          ...(fewest?.headers ?? {}),
-          ...corsHeaders
-        })
-      }).pipe(Effect.catchTags({ ValidationError: (error) => Effect.succeed(errorResponse(error, corsHeaders)) }))
+        return HttpServerResponse.setHeaders(yield* serverResponseOf(response), fewest?.headers ?? {})
+      }).pipe(Effect.catchTags({ ValidationError: (error) => Effect.succeed(errorResponse(error)) }))
 
       /** A JSON-RPC error answered before any message of the request is read as one. */
       const jsonRpcError = (status: number, code: number, message: string) =>
-        HttpServerResponse.unsafeJson(
-          { jsonrpc: "2.0", id: null, error: { code, message } },
-          { status, headers: corsHeaders }
-        )
+        HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: null, error: { code, message } }, { status })
 
       /** A batch from a client whose revision has none: refused whole, before anything in it runs. */
       const batchRefused = (revision: string) =>
@@ -375,13 +365,13 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const methodNotAllowed = Effect.succeed(
         errorResponse(
           new MethodNotAllowed({ message: "This endpoint is stateless: send JSON-RPC messages with POST." }),
-          { ...corsHeaders, allow: "POST, OPTIONS" }
+          { allow: "POST, OPTIONS" }
         )
       )
 
-      yield* router.post("/mcp", handle)
-      yield* router.get("/mcp", methodNotAllowed)
-      yield* router.del("/mcp", methodNotAllowed)
-      yield* router.options("/mcp", Effect.succeed(HttpServerResponse.empty({ status: 204, headers: corsHeaders })))
+      yield* router.post("/mcp", browser.answer(handle))
+      yield* router.get("/mcp", browser.answer(methodNotAllowed))
+      yield* router.del("/mcp", browser.answer(methodNotAllowed))
+      yield* router.options("/mcp", browser.preflight)
     })
   )

@@ -38,10 +38,15 @@ export interface ToolCallPlan {
 /**
  * What a tool call asks of its endpoint: path arguments fill the path, query and header arguments their places, and
  * the rest is the body (JSON, or multipart when a file argument is sent), so that the endpoint's own decoding judges
- * them, unknown ones included. Only what cannot be put into a request at all is refused here.
+ * them, unknown ones included. An optional argument given as null is left out, as if not given. Only what cannot be
+ * put into a request at all is refused here.
  */
-export const planToolRequest = (tool: Tool, args: Args): Either.Either<ToolCallPlan, ValidationError> =>
+export const planToolRequest = (tool: Tool, given: Args): Either.Either<ToolCallPlan, ValidationError> =>
   Either.gen(function* () {
+    // An optional argument given as null is one not given (strict-mode models send null for every unused one).
+    const args = Object.fromEntries(
+      Object.entries(given).filter(([name, value]) => value !== null || !tool.absentWhenNull.includes(name))
+    )
     const known = Object.keys((tool.inputSchema["properties"] ?? {}) as object)
     const unknown = Object.keys(args).find((name) => !known.includes(name))
     if (unknown !== undefined) {

@@ -30,6 +30,8 @@ export interface Tool {
     readonly openWorldHint: boolean
   }
   readonly inputSchema: JsonSchema
+  /** The optional arguments whose `null` means "not given" (see `orNull`). */
+  readonly absentWhenNull: ReadonlyArray<string>
   readonly outputSchema: JsonSchema
   readonly routes: ReadonlyArray<ToolRoute>
   /** The card (MCP Apps) an app shows the result in. */
@@ -96,6 +98,27 @@ const outputShape = (node: unknown): unknown => {
         : outputShape(value)
   }
   return out
+}
+
+/** Whether a schema admits null already (a null it is given then means something of its own, and is passed on). */
+const admitsNull = (schema: JsonSchema): boolean =>
+  schema["type"] === "null" ||
+  (Array.isArray(schema["type"]) && schema["type"].includes("null")) ||
+  (Array.isArray(schema["anyOf"]) && schema["anyOf"].some((member) => isObject(member) && admitsNull(member)))
+
+/**
+ * An optional argument as the tool list shows it: its type, or null. Strict function calling (OpenAI's) makes every
+ * argument required and has the model send null for each one it does not use; a call takes that null as "not given".
+ * Written as anyOf the type and null, each branch with a single `type`, as the output schemas are (a `type` list is
+ * unreadable to single-type dialects); the description and default stay outside, where a reader looks first.
+ */
+const orNull = (schema: JsonSchema): JsonSchema => {
+  const { description, default: fallback, ...type } = schema
+  return {
+    ...(description === undefined ? {} : { description }),
+    ...(fallback === undefined ? {} : { default: fallback }),
+    anyOf: [type, { type: "null" }]
+  }
 }
 
 const jsonSchemaOf = (ast: SchemaAST.AST): JsonSchema => {
@@ -214,6 +237,10 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
     for (const { input } of all)
       for (const [name, value] of Object.entries(input.properties)) properties[name] ??= value
     const required = primary.input.required.filter((name) => all.every(({ input }) => input.required.includes(name)))
+    const absentWhenNull = Object.keys(properties).filter(
+      (name) => !required.includes(name) && !admitsNull(properties[name]!)
+    )
+    for (const name of absentWhenNull) properties[name] = orNull(properties[name]!)
     tools.push({
       name: spec.name,
       title: spec.title,
@@ -231,6 +258,7 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
         properties,
         ...(required.length === 0 ? {} : { required })
       },
+      absentWhenNull,
       outputSchema: primary.output,
       routes: all.map((candidate) => candidate.route),
       card: spec.card

@@ -21,37 +21,21 @@ export const invalidTarget = (description: string) => new OAuthError({ error: "i
 export const invalidClient = (description: string) =>
   new OAuthError({ error: "invalid_client", description, status: 401 })
 
-/** CORS for the documents and endpoints that browser-based MCP clients call directly. */
-export const corsHeaders: Readonly<Record<string, string>> = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "Authorization, Content-Type, Mcp-Protocol-Version",
-  "access-control-expose-headers": "WWW-Authenticate",
-  "access-control-max-age": "86400"
-}
-
 /** Token responses and errors must never be cached (RFC 6749 §5.1). */
 export const noStoreHeaders: Readonly<Record<string, string>> = {
   "cache-control": "no-store",
   pragma: "no-cache"
 }
 
-/** The answer to a CORS preflight. */
-export const preflight = HttpServerResponse.empty({ status: 204, headers: corsHeaders })
-
-/** JSON with the CORS headers. */
-export const corsJson = (
+/** A JSON answer (the CORS headers are the route's, see `OAuthCors`). */
+export const oauthJson = (
   body: unknown,
   options?: { readonly status?: number; readonly headers?: Record<string, string> }
-) =>
-  HttpServerResponse.unsafeJson(body, {
-    status: options?.status ?? 200,
-    headers: { ...corsHeaders, ...options?.headers }
-  })
+) => HttpServerResponse.unsafeJson(body, { status: options?.status ?? 200, headers: { ...options?.headers } })
 
-/** An OAuth error as its JSON response (with CORS, and never cached). */
+/** An OAuth error as its JSON response (never cached). */
 export const oauthErrorResponse = (error: OAuthError) =>
-  corsJson(
+  oauthJson(
     { error: error.error, error_description: error.description },
     {
       status: error.status ?? 400,

@@ -2,7 +2,7 @@ import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { clientCredentialsOf, readClientForm } from "./ClientRequests.js"
 import { OAuthClients } from "./Clients.js"
-import { answeredAsOAuth, corsHeaders, invalidRequest, noStoreHeaders } from "./Responses.js"
+import { answeredAsOAuth, invalidRequest, noStoreHeaders } from "./Responses.js"
 import { OAuthTokens } from "./Tokens.js"
 
 /**
@@ -21,6 +21,6 @@ export const revocationEndpoint = Effect.gen(function* () {
     if (token === undefined || token === "") return yield* invalidRequest("token is required.")
     // token_type_hint may be sent; the token's own prefix says what it is, so the hint changes nothing.
     yield* tokens.revoke({ client, token })
-    return HttpServerResponse.empty({ status: 200, headers: { ...corsHeaders, ...noStoreHeaders } })
+    return HttpServerResponse.empty({ status: 200, headers: noStoreHeaders })
   }).pipe(answeredAsOAuth("Revocation request"))
 })

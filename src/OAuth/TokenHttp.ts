@@ -2,7 +2,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { clientCredentialsOf, readClientForm } from "./ClientRequests.js"
 import { OAuthClients } from "./Clients.js"
-import { answeredAsOAuth, corsJson, invalidRequest, noStoreHeaders, OAuthError } from "./Responses.js"
+import { answeredAsOAuth, invalidRequest, noStoreHeaders, OAuthError, oauthJson } from "./Responses.js"
 import { OAuthTokens } from "./Tokens.js"
 
 /**
@@ -44,6 +44,6 @@ export const tokenEndpoint = (resourceOf: (request: HttpServerRequest.HttpServer
               resource: form.get("resource"),
               serverResource
             })
-      return corsJson(issued, { headers: noStoreHeaders })
+      return oauthJson(issued, { headers: noStoreHeaders })
     }).pipe(answeredAsOAuth("Token request"))
   })

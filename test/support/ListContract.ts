@@ -152,4 +152,20 @@ export const listContract = (it: Vitest.MethodsNonLive<TestApp>, contract: ListC
         })
       )
     }
+
+    // Integers are written in ASCII digits only, as ids are: no hexadecimal, exponent, sign or leading zero, which
+    // a number parser would otherwise read as 16, 100, 5 and 5.
+    for (const query of ["page=0x10", "per_page=1e2", "per_page=%2B5", "page=05", "per_page=%205", "page=2.0"]) {
+      it.effect(`${decodeURIComponent(query)} is 422 validation_error naming the parameter`, () =>
+        Effect.gen(function* () {
+          const { key, path } = yield* contract.listWith(1)
+          const error = yield* validationErrorOf(`${path}?${query}`, key)
+          const name = query.slice(0, query.indexOf("="))
+          assert.strictEqual(
+            error.message,
+            `${name}: must be an integer written in ASCII digits (no sign, exponent or leading zero)`
+          )
+        })
+      )
+    }
   })
