@@ -139,6 +139,13 @@ export const changeFlags = (current: ArticleContent, next: ArticleContent) =>
     flagged.map((field) => [`${field}_changed`, !fieldEquivalence[field](current[field], next[field])])
   ) as { readonly [K in keyof typeof flagFields]: boolean }
 
+/** The preview of a change that leaves `content` as it is. */
+export const noChange = (content: ArticleContent): Preview => ({
+  changed: false,
+  diff: "",
+  ...changeFlags(content, content)
+})
+
 /** `dry_run` on PUT, PATCH and the featured image. */
 export const DryRunQuery = Schema.Struct({
   dry_run: Schema.optional(

@@ -5,7 +5,7 @@ import { ArticleEdits, type EditContext } from "../Articles/Edits.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { EditArticlePayload, FeaturedImageMultipart } from "../Domain/ArticleEdits.js"
+import { EditArticlePayload, FeaturedImageMultipart, noChange } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import { publicError } from "../Domain/Errors.js"
 import { ArticleId } from "../Domain/Ids.js"
@@ -148,7 +148,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
           _tag: "Preview",
           before: { title: current.title, meta_description: current.meta_description },
           article,
-          preview: preview ?? { changed: false, diff: "", title_changed: false, meta_description_changed: false }
+          preview: preview ?? noChange(article)
         })
       }).pipe(Effect.catchIf(isRefusal, (error) => Effect.succeed(previewSection({ _tag: "Refused", error }))))
 
