@@ -312,6 +312,7 @@ layer(TestServerLive)("articles", (it) => {
           target_keyword: "guides",
           word_count: 14,
           featured_image_url: null,
+          meta_description: "Where to find our guides.",
           body
         })
         const { data } = yield* getArticle(key, id)
@@ -327,6 +328,7 @@ layer(TestServerLive)("articles", (it) => {
           featured_image_url: null,
           revision: 0,
           body,
+          meta_description: "Where to find our guides.",
           protected_links: [
             { type: "backlink", href: "https://partner.example.org/guide", text: "the guide" },
             { type: "internal", href: "/blog/boilers", text: "our boiler advice" }

@@ -359,6 +359,7 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(article.data.title, "Fixing a leak")
           assert.strictEqual(article.data.body, PROTECTED_BODY)
           assert.deepStrictEqual(article.data.protected_links, [PARTNER])
+          assert.strictEqual(article.data.meta_description, "How to fix a leak.")
 
           const backlinks = yield* sdkToolData(client, "list_backlinks", { site_id: site, from: "2026-10-01" })
           assert.deepStrictEqual(
@@ -717,6 +718,23 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.deepStrictEqual(after.protected_links, [PARTNER])
           assert.strictEqual((yield* storedArticle(id)).revision, 0)
         })
+    )
+
+    it.effect("get_article reads the meta_description update_article wrote, and null for an article without one", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const session = yield* sharedSession
+        const app = yield* TestApp
+        const site = yield* app.makeSite(session.accountId)
+        const id = yield* app.makeArticle(site, { meta_description: null })
+        assert.isNull((yield* toolData(session, "get_article", { article_id: id })).data.meta_description)
+        const updated = yield* toolData(session, "update_article", { article_id: id, meta_description: "Short." })
+        assert.strictEqual(updated.data.meta_description, "Short.")
+        assert.strictEqual(
+          (yield* toolData(session, "get_article", { article_id: id })).data.meta_description,
+          "Short."
+        )
+      })
     )
 
     it.effect("update_article with body together with replacements or meta_description is a validation_error", () =>

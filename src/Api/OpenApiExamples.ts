@@ -45,6 +45,7 @@ const article: typeof Article.Encoded = {
 const articleWithBody: typeof ArticleWithBody.Encoded = {
   ...article,
   body: '<p>Turn the water off first, then see our <a data-service-protected="backlink" href="https://boilers.example/guide">boiler guide</a>.</p>',
+  meta_description: "How to stop a dripping tap.",
   protected_links: [protectedLink]
 }
 

@@ -10,9 +10,11 @@ import {
   DryRunQuery,
   FeaturedImageJson,
   FeaturedImageMultipart,
+  inWords,
   MAX_CONCURRENT_WRITES,
   PatchArticlePayload,
   Preview,
+  patchChanges,
   strictBody,
   UpdateArticlePayload,
   WriteHeaders
@@ -151,7 +153,7 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Summary, "Edit an article in small steps")
         .annotate(
           OpenApi.Description,
-          `Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of title, meta_description and replacements is needed (422). The body the replacements make has the bounds of a body. ${BODY_BOUNDS_DESCRIPTION}`
+          `Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of ${inWords(patchChanges)} is needed (422). The body the replacements make has the bounds of a body. ${BODY_BOUNDS_DESCRIPTION}`
         )
     )
     .add(

@@ -12,22 +12,12 @@ import { type ArticleRow, ArticlesRepo } from "./Repo.js"
 import { RevisionsRepo } from "./RevisionsRepo.js"
 import { protectedLinksOf } from "./StoredLinks.js"
 
-/** The article as GET returns it; `links` when the caller already has the body's protected links. */
+/**
+ * The article as GET returns it; `links` when the caller already has the body's protected links. The row has every
+ * field of ArticleWithBody (and more, which the class leaves out).
+ */
 export const withBody = (row: ArticleRow, links?: ReadonlyArray<ProtectedLink>): ArticleWithBody =>
-  new ArticleWithBody({
-    id: row.id,
-    site_id: row.site_id,
-    title: row.title,
-    url: row.url,
-    status: row.status,
-    published_at: row.published_at,
-    target_keyword: row.target_keyword,
-    word_count: row.word_count,
-    featured_image_url: row.featured_image_url,
-    revision: row.revision,
-    body: row.body,
-    protected_links: links ?? protectedLinksOf(row)
-  })
+  new ArticleWithBody({ ...row, protected_links: links ?? protectedLinksOf(row) })
 
 export class Articles extends Effect.Service<Articles>()("Articles/Articles", {
   dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, Sites.Default],
@@ -75,7 +65,6 @@ export class Articles extends Effect.Service<Articles>()("Articles/Articles", {
       list,
       listJson,
       get,
-      metaDescription: repo.metaDescription,
       /** Keeps each article's current content as its revision (origin and reason recorded with it). */
       storeRevisions: revisions.storeCurrent
     }

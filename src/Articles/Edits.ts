@@ -1,12 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { createTwoFilesPatch } from "diff"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import type { CallRecord } from "../Api/Middleware.js"
 import { AuditLog } from "../Audit/AuditLog.js"
+import { ArticleContent, type ContentField, contentFields, contentOf, sameContent } from "../Domain/Article.js"
 import {
+  changeFlags,
   ifMatchAllows,
+  inWords,
   type PatchArticlePayload,
   type Preview,
+  patchChanges,
   type UpdateArticlePayload
 } from "../Domain/ArticleEdits.js"
 import type { Credential, RevisionOrigin } from "../Domain/Credential.js"
@@ -33,7 +37,7 @@ import type { SanitizeResult } from "../Html/Sanitize.js"
 import { wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits/Limits.js"
 import { withBody } from "./Articles.js"
-import { type ArticleContent, type ArticleRow, ArticlesRepo } from "./Repo.js"
+import { type ArticleRow, ArticlesRepo } from "./Repo.js"
 import { RevisionsRepo } from "./RevisionsRepo.js"
 import { Sanitizer } from "./Sanitizer.js"
 import { protectedLinksOf, trustedLinksOf } from "./StoredLinks.js"
@@ -86,19 +90,25 @@ const readOnly = (credential: Credential) =>
         : "This connection may only read, so it cannot change articles. Connect again and choose Read and edit. Nothing was saved."
   })
 
+/** Content fields as a change sends them: those left out (or undefined) stay as they are. */
+type ContentFields = { readonly [K in ContentField]?: ArticleContent[K] | undefined }
+
+/** `current`'s content with the fields `fields` sets, as they are stored (a title trimmed, the others as sent). */
+const withFields = (current: ArticleContent, fields: ContentFields): ArticleContent => {
+  const next: Record<string, unknown> = contentOf(current)
+  for (const field of contentFields) {
+    const value = fields[field]
+    if (value !== undefined) next[field] = field === "title" && typeof value === "string" ? value.trim() : value
+  }
+  return Schema.validateSync(ArticleContent)(next)
+}
+
 /** What a change would do, for a preview: whether anything changes, and the body's unified diff. */
 const previewOf = (current: ArticleContent, next: ArticleContent): Preview => ({
   changed: !sameContent(current, next),
   diff: next.body === current.body ? "" : createTwoFilesPatch("current", "proposed", current.body, next.body),
-  title_changed: next.title !== current.title,
-  meta_description_changed: next.meta_description !== current.meta_description
+  ...changeFlags(current, next)
 })
-
-const sameContent = (a: ArticleContent, b: ArticleContent) =>
-  a.title === b.title &&
-  a.body === b.body &&
-  a.meta_description === b.meta_description &&
-  a.featured_image_url === b.featured_image_url
 
 /** Why a replacement cannot be applied, and how to make it apply. */
 const conflictMessage = (index: number, occurrences: number, all: boolean) => {
@@ -266,14 +276,10 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
     ) => Effect.map(run(context, id, edit, beforeCommit === undefined ? {} : { beforeCommit }), (o) => o.article)
 
     /**
-     * The new content of an edit of any of title, body and meta description. The new body does not depend on the
-     * article: it is sanitised once, however often the edit is computed again after another write.
+     * The new content of an edit of any content fields (title, body, meta description, ...). The new body does not
+     * depend on the article: it is sanitised once, however often the edit is computed again after another write.
      */
-    const fieldsEdit = (fields: {
-      readonly title?: string | undefined
-      readonly body?: string | undefined
-      readonly meta_description?: string | undefined
-    }) =>
+    const fieldsEdit = (fields: ContentFields) =>
       Effect.map(
         fields.body === undefined
           ? Effect.succeed<Effect.Effect<SanitizedBody | undefined, ValidationError | DisallowedHtml>>(
@@ -283,15 +289,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
         (body) => (current: ArticleRow) =>
           Effect.gen(function* () {
             const sanitized = yield* body
-            return {
-              content: {
-                ...current,
-                title: fields.title === undefined ? current.title : fields.title.trim(),
-                body: sanitized?.html ?? current.body,
-                meta_description: fields.meta_description ?? current.meta_description
-              },
-              sanitized
-            }
+            return { content: withFields(current, { ...fields, body: sanitized?.html }), sanitized }
           })
       )
 
@@ -324,22 +322,12 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
             links === undefined ? undefined : { before: current.body, links }
           )
         }
-        return {
-          content: {
-            ...current,
-            title: payload.title === undefined ? current.title : payload.title.trim(),
-            meta_description: payload.meta_description ?? current.meta_description,
-            body: sanitized?.html ?? current.body
-          },
-          sanitized
-        }
+        return { content: withFields(current, { ...payload, body: sanitized?.html }), sanitized }
       })
 
     const needsAField = (payload: PatchArticlePayload) =>
-      payload.title === undefined && payload.meta_description === undefined && payload.replacements === undefined
-        ? Effect.fail(
-            new ValidationError({ message: "Send at least one of title, meta_description and replacements." })
-          )
+      patchChanges.every((field) => payload[field] === undefined)
+        ? Effect.fail(new ValidationError({ message: `Send at least one of ${inWords(patchChanges)}.` }))
         : Effect.void
 
     /** Any of title, body and meta description in one change (one revision): the editor's save. */
@@ -396,8 +384,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
           const revision = yield* revisions.find(id, number)
           if (Option.isNone(revision))
             return yield* new NotFound({ message: `Article ${id} has no revision ${number}.` })
-          const { title, body, meta_description, featured_image_url } = revision.value
-          return { content: { ...current, title, body, meta_description, featured_image_url } }
+          return { content: { ...current, ...contentOf(revision.value) } }
         })
       )
 

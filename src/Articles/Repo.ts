@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { Article, type ArticleStatus, ProtectedLink } from "../Domain/Article.js"
+import { Article, ArticleContent, type ArticleStatus, contentOf, ProtectedLink } from "../Domain/Article.js"
 import { type AccountId, ArticleId, type SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import type { ReadScope } from "../Domain/Scope.js"
@@ -15,20 +15,11 @@ export interface ArticleFilter {
 
 export class ArticleRow extends Schema.Class<ArticleRow>("ArticleRow")({
   ...Article.fields,
-  body: Schema.String,
-  meta_description: Schema.NullOr(Schema.String),
+  ...ArticleContent.fields,
   /** Stored with the body; see StoredLinks.protectedLinksOf before trusting them. */
   protected_links: Schema.NullOr(Schema.Array(ProtectedLink)),
   protected_links_sha256: Schema.NullOr(Schema.Uint8ArrayFromSelf)
 }) {}
-
-/** The editable content of an article, as stored after a change. */
-export interface ArticleContent {
-  readonly title: string | null
-  readonly body: string
-  readonly meta_description: string | null
-  readonly featured_image_url: string | null
-}
 
 export interface ArticleChange extends ArticleContent {
   readonly word_count: number
@@ -40,10 +31,11 @@ export interface ArticleChange extends ArticleContent {
 export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql`a.id, a.site_id, a.title, a.url, a.status,
-      ${sql.unsafe(rfc3339("a.published_at"))} as published_at,
-      a.target_keyword, a.word_count, a.featured_image_url, a.revision`
-    const withBody = sql`${columns}, a.body, a.meta_description, a.protected_links, a.protected_links_sha256`
+    // Every field of a schema is a column of `articles` by the same name; the publication time is formatted here.
+    const column = (field: string) =>
+      field === "published_at" ? sql`${sql.unsafe(rfc3339("a.published_at"))} as published_at` : sql`a.${sql(field)}`
+    const columns = sql.csv(Object.keys(Article.fields).map(column))
+    const withBody = sql.csv(Object.keys(ArticleRow.fields).map(column))
 
     const where = (siteId: SiteId, filter: ArticleFilter) =>
       sql.and([
@@ -64,9 +56,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
     // An article of a list as a JSON object, built by the database: the fields of `Article`, in its order, typed and
     // formatted by the SQL and the table's own types and checks (test/Articles.test.ts holds them to the schema).
     // row_to_json writes it without spaces, as every other answer is written (json_build_object writes `"id" : 16`).
-    const articleJson = sql`row_to_json((select x from (select a.id, a.site_id, a.title, a.url, a.status,
-      ${sql.unsafe(rfc3339("a.published_at"))} as published_at, a.target_keyword, a.word_count, a.featured_image_url,
-      a.revision) x))`
+    const articleJson = sql`row_to_json((select x from (select ${columns}) x))`
 
     // One statement for the whole list: whether `scope` may read the website (no row when it may not), the page as
     // the JSON array the response carries, and the total. Taking the rows as JSON text, rather than as rows parsed
@@ -128,8 +118,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         execute: () => {
           const stored = storedLinks(change.body, change.protected_links)
           return sql`update articles a set
-                title = ${change.title}, body = ${change.body}, meta_description = ${change.meta_description},
-                featured_image_url = ${change.featured_image_url}, word_count = ${change.word_count},
+                ${sql.update(contentOf(change))}, word_count = ${change.word_count},
                 revision = ${change.revision}, updated_at = now(),
                 protected_links = ${stored.protected_links}::jsonb,
                 protected_links_sha256 = ${stored.protected_links_sha256}
@@ -138,19 +127,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         }
       })(undefined).pipe(Effect.orDie)
 
-    /** The meta description, which the editor shows (the interface's ArticleWithBody has none). */
-    const metaDescription = (id: ArticleId) =>
-      SqlSchema.findOne({
-        Request: Schema.Void,
-        Result: Schema.Struct({ meta_description: Schema.NullOr(Schema.String) }),
-        execute: () => sql`select meta_description from articles where id = ${id}`
-      })(undefined).pipe(
-        Effect.map((row) => (row._tag === "Some" ? row.value.meta_description : null)),
-        Effect.orDie
-      )
-
     return {
-      metaDescription,
       list,
       findReadable,
       findWritable,

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { contentFields } from "../Domain/Article.js"
 import { RevisionOrigin } from "../Domain/Credential.js"
 import { ArticleId } from "../Domain/Ids.js"
 import { NewRevision, RevisionEntry, RevisionRow } from "../Domain/Revision.js"
@@ -8,8 +9,12 @@ import { rfc3339 } from "../Sql/SqlFormats.js"
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/RevisionsRepo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql`article_id, number, origin, reason, api_key_id, user_id, title, body, meta_description,
-      featured_image_url, ${sql.unsafe(rfc3339("created_at"))} as created_at`
+    const columns = sql.csv([
+      ...Object.keys(NewRevision.fields).map((field) => sql`${sql(field)}`),
+      sql`${sql.unsafe(rfc3339("created_at"))} as created_at`
+    ])
+    const content = sql.csv(contentFields.map((field) => sql`${sql(field)}`))
+    const articleContent = sql.csv(contentFields.map((field) => sql`a.${sql(field)}`))
 
     const insert = SqlSchema.void({
       Request: NewRevision,
@@ -25,10 +30,8 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
         reason: Schema.NullOr(Schema.String)
       }),
       execute: (req) => sql`
-        insert into article_revisions
-          (article_id, number, origin, reason, title, body, meta_description, featured_image_url)
-        select a.id, a.revision, ${req.origin}, ${req.reason}, a.title, a.body, a.meta_description,
-          a.featured_image_url
+        insert into article_revisions (article_id, number, origin, reason, ${content})
+        select a.id, a.revision, ${req.origin}, ${req.reason}, ${articleContent}
         from articles a
         where a.id in ${sql.in(req.ids)} and a.revision > 0
           and not exists (select 1 from article_revisions r where r.article_id = a.id and r.number = a.revision)`

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { Timestamp } from "./Dates.js"
 import { ArticleId, SiteId } from "./Ids.js"
 
@@ -20,10 +20,39 @@ export const ProtectedLink = Schema.Struct({
 })
 export type ProtectedLink = typeof ProtectedLink.Type
 
+/**
+ * An article's content: what a change writes, a revision keeps and a restore brings back. Every list of these fields
+ * is derived from this one declaration (the read model, the SQL column lists, the revision snapshot, equality and a
+ * preview's flags), so a field cannot be writable without being readable, or change without a revision. Adding one is
+ * a migration, a field here and a payload field (docs/development.md).
+ */
+export const ArticleContent = Schema.Struct({
+  title: Schema.NullOr(Schema.String).annotations({ description: "Title." }),
+  body: Schema.String.annotations({
+    description:
+      "The HTML body in canonical form (as the sanitiser serialises it); a `find` copied from it matches exactly."
+  }),
+  meta_description: Schema.NullOr(Schema.String).annotations({
+    description: "Meta description (shown by search engines); null when none was set."
+  }),
+  featured_image_url: Schema.NullOr(Schema.String).annotations({ description: "Featured image address." })
+})
+export type ArticleContent = typeof ArticleContent.Type
+export type ContentField = keyof ArticleContent
+
+/** The names of the content fields, which are also their columns in `articles` and `article_revisions`. */
+export const contentFields = Object.keys(ArticleContent.fields) as ReadonlyArray<ContentField>
+
+/** Whether two articles (or revisions) have the same content, field by field. */
+export const sameContent: (a: ArticleContent, b: ArticleContent) => boolean = Schema.equivalence(ArticleContent)
+
+/** The content fields of `source` alone (a row, a revision). */
+export const contentOf = (source: ArticleContent): ArticleContent => Struct.pick(source, ...contentFields)
+
 export const articleFields = {
   id: ArticleId.annotations({ description: "Article id." }),
   site_id: SiteId.annotations({ description: "Id of the website the article belongs to." }),
-  title: Schema.NullOr(Schema.String).annotations({ description: "Title." }),
+  title: ArticleContent.fields.title,
   url: Schema.NullOr(Schema.String).annotations({ description: "Public address of the article." }),
   status: Schema.NullOr(ArticleStatus).annotations({
     description: "draft, scheduled or published; set by the publishing pipeline, never by the interface."
@@ -33,7 +62,7 @@ export const articleFields = {
   word_count: Schema.NullOr(Schema.Number.pipe(Schema.int(), Schema.nonNegative())).annotations({
     description: "Words in the body's text, recomputed on every change."
   }),
-  featured_image_url: Schema.NullOr(Schema.String).annotations({ description: "Featured image address." }),
+  featured_image_url: ArticleContent.fields.featured_image_url,
   revision: Schema.Number.pipe(Schema.int(), Schema.nonNegative()).annotations({
     description:
       "The article's current revision number (0 before its first change). Send it back as If-Match to change only this version."
@@ -48,10 +77,8 @@ export type Article = typeof Article.Type
 export class ArticleWithBody extends Schema.Class<ArticleWithBody>("ArticleWithBody")(
   {
     ...articleFields,
-    body: Schema.String.annotations({
-      description:
-        "The HTML body in canonical form (as the sanitiser serialises it); a `find` copied from it matches exactly."
-    }),
+    // Spread after the list's fields, the content adds those the list leaves out (body, meta_description, ...).
+    ...ArticleContent.fields,
     protected_links: Schema.Array(ProtectedLink).annotations({
       description: "The protected links found in the body, in document order."
     })

@@ -1,5 +1,6 @@
 import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
+import { ArticleContent, type ContentField, contentFields } from "./Article.js"
 import { atMostMessage, MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, maxItems, maxLength } from "./Bounds.js"
 import { OneLine, Text } from "./Text.js"
 
@@ -74,15 +75,25 @@ export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("Up
   { description: "Replaces the title (optional) and the HTML body (required)." }
 ) {}
 
-export class PatchArticlePayload extends Schema.Class<PatchArticlePayload>("PatchArticlePayload")(
-  {
-    title: Schema.optional(Title),
-    meta_description: Schema.optional(MetaDescription),
-    replacements: Schema.optional(Replacements),
-    reason: Schema.optional(Reason)
-  },
-  { description: "Small edits; at least one of title, meta_description and replacements." }
-) {}
+const patchFields = {
+  title: Schema.optional(Title),
+  meta_description: Schema.optional(MetaDescription),
+  replacements: Schema.optional(Replacements),
+  reason: Schema.optional(Reason)
+}
+
+/** What a PATCH changes: every field of its payload but the reason; it needs at least one of them. */
+export const patchChanges = (Object.keys(patchFields) as Array<keyof typeof patchFields>).filter(
+  (key): key is Exclude<keyof typeof patchFields, "reason"> => key !== "reason"
+)
+
+/** `["a", "b", "c"]` as "a, b and c". */
+export const inWords = (names: ReadonlyArray<string>) =>
+  names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
+
+export class PatchArticlePayload extends Schema.Class<PatchArticlePayload>("PatchArticlePayload")(patchFields, {
+  description: `Small edits; at least one of ${inWords(patchChanges)}.`
+}) {}
 
 /**
  * The editor's save: any of title, body and meta description in one change, with a reason. The same fields and
@@ -97,15 +108,43 @@ export const EditArticlePayload = strictBody(
   })
 )
 
+/**
+ * The content fields a preview does not flag as `<field>_changed`: the body's change is its diff, and the featured
+ * image is seen in the article the preview comes with. Every other content field has its flag.
+ */
+const unflagged = ["body", "featured_image_url"] as const
+type Flagged = Exclude<ContentField, (typeof unflagged)[number]>
+const flagged = contentFields.filter((field): field is Flagged => !unflagged.some((other) => other === field))
+
+const flagFields = Object.fromEntries(flagged.map((field) => [`${field}_changed`, Schema.Boolean])) as {
+  readonly [K in Flagged as `${K}_changed`]: typeof Schema.Boolean
+}
+
 export const Preview = Schema.Struct({
   changed: Schema.Boolean.annotations({ description: "Whether saving would change the article." }),
   diff: Schema.String.annotations({
     description: "Unified diff of the body, current to proposed (canonical HTML); empty when the body stays."
   }),
-  title_changed: Schema.Boolean,
-  meta_description_changed: Schema.Boolean
+  ...flagFields
 }).annotations({ identifier: "Preview", description: "What a dry run's change would do; nothing was saved." })
 export type Preview = typeof Preview.Type
+
+const fieldEquivalence = Object.fromEntries(
+  flagged.map((field) => [field, Schema.equivalence(ArticleContent.fields[field])])
+) as { readonly [K in Flagged]: (a: ArticleContent[K], b: ArticleContent[K]) => boolean }
+
+/** A preview's flags: for each flagged content field, whether `next` changes it. */
+export const changeFlags = (current: ArticleContent, next: ArticleContent) =>
+  Object.fromEntries(
+    flagged.map((field) => [`${field}_changed`, !fieldEquivalence[field](current[field], next[field])])
+  ) as { readonly [K in keyof typeof flagFields]: boolean }
+
+/** The preview of a change that leaves `content` as it is. */
+export const noChange = (content: ArticleContent): Preview => ({
+  changed: false,
+  diff: "",
+  ...changeFlags(content, content)
+})
 
 /** `dry_run` on PUT, PATCH and the featured image. */
 export const DryRunQuery = Schema.Struct({

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ArticleContent } from "./Article.js"
 import { RevisionOrigin } from "./Credential.js"
 import { ArticleId } from "./Ids.js"
 
@@ -10,10 +11,8 @@ export const NewRevision = Schema.Struct({
   reason: Schema.NullOr(Schema.String),
   api_key_id: Schema.NullOr(Schema.Number),
   user_id: Schema.NullOr(Schema.Number),
-  title: Schema.NullOr(Schema.String),
-  body: Schema.String,
-  meta_description: Schema.NullOr(Schema.String),
-  featured_image_url: Schema.NullOr(Schema.String)
+  /** The snapshot: the article's whole content, in columns of the same names. */
+  ...ArticleContent.fields
 })
 
 /** A stored revision, with when it was made. */

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import { contentFields } from "../Domain/Article.js"
 import { AccountId, ArticleId, BacklinkId, SiteId, UserId } from "../Domain/Ids.js"
 
 const Text = Schema.NullOr(Schema.String)
@@ -40,7 +41,11 @@ const ArticleRecord = Schema.Struct({
 })
 
 export type ArticleRecord = typeof ArticleRecord.Type
+
 export type BacklinkRecord = typeof BacklinkRecord.Type
+
+/** The content fields an import writes; a change of any of them is a new revision. */
+const importedContent = contentFields.filter((field) => field in ArticleRecord.fields)
 
 const BacklinkRecord = Schema.Struct({
   site_id: SiteId,
@@ -102,8 +107,8 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
     })
 
     // A batch of one website's articles in one statement (their URLs are distinct: Prepare refuses repeats). A new
-    // article starts at revision 1; a change of title, body, meta description or featured image advances the
-    // revision, and RevisionsRepo.storeCurrent then stores it. Only the rows written are returned.
+    // article starts at revision 1; a change of its content (the fields of ArticleContent an import sets) advances
+    // the revision, and RevisionsRepo.storeCurrent then stores it. Only the rows written are returned.
     const upsertArticles = SqlSchema.findAll({
       Request: Schema.Array(ArticleRecord),
       Result: Schema.Struct({ id: ArticleId, inserted: Schema.Boolean }),
@@ -116,8 +121,8 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
           word_count = excluded.word_count, protected_links = excluded.protected_links,
           protected_links_sha256 = excluded.protected_links_sha256, updated_at = now(),
           revision = case
-            when (articles.title, articles.body, articles.meta_description, articles.featured_image_url)
-              is distinct from (excluded.title, excluded.body, excluded.meta_description, excluded.featured_image_url)
+            when (${sql.csv(importedContent.map((field) => sql`articles.${sql(field)}`))})
+              is distinct from (${sql.csv(importedContent.map((field) => sql`excluded.${sql(field)}`))})
             then articles.revision + 1 else articles.revision end
         where (articles.title, articles.status, articles.published_at, articles.target_keyword,
             articles.meta_description, articles.featured_image_url, articles.body, articles.word_count)

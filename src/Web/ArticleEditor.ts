@@ -53,7 +53,6 @@ export const previewSection = (
         readonly _tag: "Preview"
         readonly before: { readonly title: string | null; readonly meta_description: string | null }
         readonly article: ArticleWithBody
-        readonly meta_description: string | null
         readonly preview: Preview
       }
     | { readonly _tag: "Refused"; readonly error: unknown }
@@ -69,7 +68,7 @@ export const previewSection = (
       label: "Meta description",
       changed: preview.meta_description_changed,
       before: before.meta_description,
-      after: outcome.meta_description
+      after: article.meta_description
     }
   ].filter((field) => field.changed)
   return html`<h2>Preview of your change</h2>

@@ -5,7 +5,7 @@ import { ArticleEdits, type EditContext } from "../Articles/Edits.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { EditArticlePayload, FeaturedImageMultipart } from "../Domain/ArticleEdits.js"
+import { EditArticlePayload, FeaturedImageMultipart, noChange } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import { publicError } from "../Domain/Errors.js"
 import { ArticleId } from "../Domain/Ids.js"
@@ -33,9 +33,9 @@ const submitted = (form: Form): EditorValues => ({
 /** A refusal a person can act on (a check, a bound, the day's quota), as opposed to a missing article. */
 const isRefusal = (error: { readonly _tag: string }) => error._tag !== "NotFound"
 
-const editorOf = (article: ArticleWithBody, meta: string | null): EditorValues => ({
+const editorOf = (article: ArticleWithBody): EditorValues => ({
   title: article.title ?? "",
-  meta_description: meta ?? "",
+  meta_description: article.meta_description ?? "",
   body: article.body,
   reason: ""
 })
@@ -75,13 +75,12 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
       extra: { editor?: EditorValues; notice?: string; failure?: unknown; preview?: SafeHtml } = {}
     ) =>
       Effect.gen(function* () {
-        const meta = yield* articles.metaDescription(article.id)
         const history = yield* edits.entries(article.id)
         return sendPage(
           articlePage({
             viewer,
             article,
-            editor: extra.editor ?? editorOf(article, meta),
+            editor: extra.editor ?? editorOf(article),
             history,
             notice: extra.notice,
             preview: extra.preview,
@@ -113,14 +112,14 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
      * The editor's fields as one change, decoded as the API decodes them. Only the fields that changed are sent, so
      * an article whose stored title predates the bounds can still be edited.
      */
-    const changeOf = (viewer: Viewer, current: ArticleWithBody, meta: string | null, form: Form) =>
+    const changeOf = (viewer: Viewer, current: ArticleWithBody, form: Form) =>
       Effect.gen(function* () {
         const title = form.get("title") ?? ""
         const body = (form.get("body") ?? "").replace(/\r\n?/g, "\n")
         const metaDescription = (form.get("meta_description") ?? "").replace(/\r\n?/g, "\n")
         const reason = (form.get("reason") ?? "").trim()
         const titleChanged = title.trim() !== (current.title ?? "")
-        const metaChanged = metaDescription !== (meta ?? "")
+        const metaChanged = metaDescription !== (current.meta_description ?? "")
         const fields = yield* decodeEdit({
           ...(titleChanged ? { title } : {}),
           body,
@@ -132,25 +131,24 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
       })
 
     /** Title, body and meta description through the API's own edit service: one revision, or none if none changed. */
-    const save = (viewer: Viewer, current: ArticleWithBody, meta: string | null, form: Form) =>
+    const save = (viewer: Viewer, current: ArticleWithBody, form: Form) =>
       Effect.gen(function* () {
-        const { fields, context, changed } = yield* changeOf(viewer, current, meta, form)
+        const { fields, context, changed } = yield* changeOf(viewer, current, form)
         if (!changed) return false
         yield* edits.edit(context, current.id, fields)
         return true
       })
 
     /** What saving the form would do, from the edit service's dry run (the API's `dry_run`): nothing is saved. */
-    const previewOf = (viewer: Viewer, current: ArticleWithBody, meta: string | null, form: Form) =>
+    const previewOf = (viewer: Viewer, current: ArticleWithBody, form: Form) =>
       Effect.gen(function* () {
-        const { fields, context } = yield* changeOf(viewer, current, meta, form)
+        const { fields, context } = yield* changeOf(viewer, current, form)
         const { article, preview } = yield* edits.previewEdit(context, current.id, fields)
         return previewSection({
           _tag: "Preview",
-          before: { title: current.title, meta_description: meta },
+          before: { title: current.title, meta_description: current.meta_description },
           article,
-          meta_description: fields.meta_description ?? meta,
-          preview: preview ?? { changed: false, diff: "", title_changed: false, meta_description_changed: false }
+          preview: preview ?? noChange(article)
         })
       }).pipe(Effect.catchIf(isRefusal, (error) => Effect.succeed(previewSection({ _tag: "Refused", error }))))
 
@@ -165,8 +163,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const current = article.value
             const editor = submitted(form)
-            const meta = yield* articles.metaDescription(current.id)
-            const outcome = yield* Effect.either(save(viewer, current, meta, form))
+            const outcome = yield* Effect.either(save(viewer, current, form))
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
               // A refused save changed nothing: the page shows the article as it is, with the submitted values.
@@ -194,8 +191,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
             const id = yield* articleIdParam
             const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
-            const meta = yield* articles.metaDescription(article.value.id)
-            const preview = yield* previewOf(viewer, article.value, meta, form)
+            const preview = yield* previewOf(viewer, article.value, form)
             if (request.headers["x-page-part"] === "preview") return pagePart("preview", preview)
             return yield* showArticle(viewer, article.value, { editor: submitted(form), preview })
           })
