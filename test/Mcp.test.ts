@@ -1113,42 +1113,46 @@ layer(TestServerLive)("MCP interface", (it) => {
     // output fields were written as anyOf a type and null, which clients of single-type dialects can read; 13,000
     // until get_stats took `months`, whose series its output shows, and three tools named their MCP Apps card; 14,000
     // until titles, reasons and meta descriptions showed the pattern of one line of text).
-    it.effect("tools/list has no schema titles, no HTTP wording, and is under 15,000 characters", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const { mcpUrl } = yield* context
-        const reply = yield* postRpc(mcpUrl, session.token, toolsList)
-        assert.strictEqual(reply.status, 200)
-        assert.isBelow(reply.text.length, 15_000)
-        const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<Record<string, unknown>>
-        assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...EDIT_TOOLS].sort())
-        const text = JSON.stringify(tools)
-        for (const label of [
-          "positive",
-          "int",
-          "nonNegative",
-          "maxLength(",
-          "minLength(",
-          "itemsCount(",
-          "maxItems("
-        ]) {
-          assert.notInclude(text, `"title":"${label}`, label)
-        }
-        for (const wording of [
-          /multipart/i,
-          /form-data/i,
-          /\bheader/i,
-          /\bHTTP\b/,
-          /\b(GET|PUT|PATCH|POST)\b/,
-          /\b[45]\d\d [a-z]+_[a-z_]+/,
-          /API key/i,
-          /key's/,
-          /origin API/
-        ]) {
-          assert.notMatch(text, wording, String(wording))
-        }
-      })
+    it.effect(
+      "tools/list has no schema titles, no HTTP wording, each tool within 4,000 characters, the list under 15,000",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* sharedSession
+          const { mcpUrl } = yield* context
+          const reply = yield* postRpc(mcpUrl, session.token, toolsList)
+          assert.strictEqual(reply.status, 200)
+          assert.isBelow(reply.text.length, 15_000)
+          const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<Record<string, unknown>>
+          assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), [...READ_TOOLS, ...EDIT_TOOLS].sort())
+          // Each tool's own entry is budgeted too (CONTRACT.md, "What a tool list costs an assistant").
+          for (const tool of tools) assert.isAtMost(JSON.stringify(tool).length, 4_000, String(tool.name))
+          const text = JSON.stringify(tools)
+          for (const label of [
+            "positive",
+            "int",
+            "nonNegative",
+            "maxLength(",
+            "minLength(",
+            "itemsCount(",
+            "maxItems("
+          ]) {
+            assert.notInclude(text, `"title":"${label}`, label)
+          }
+          for (const wording of [
+            /multipart/i,
+            /form-data/i,
+            /\bheader/i,
+            /\bHTTP\b/,
+            /\b(GET|PUT|PATCH|POST)\b/,
+            /\b[45]\d\d [a-z]+_[a-z_]+/,
+            /API key/i,
+            /key's/,
+            /origin API/
+          ]) {
+            assert.notMatch(text, wording, String(wording))
+          }
+        })
     )
 
     it.effect("each tool's input schema holds its endpoint's path, query and payload parameters", () =>
