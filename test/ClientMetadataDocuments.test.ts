@@ -56,6 +56,9 @@ beforeAll(async () => {
   documents.set("/with-secret.json", { body: documentFor("/with-secret.json", { client_secret: "s3cret" }) })
   documents.set("/big.json", { body: documentFor("/big.json", { padding: "x".repeat(100 * 1024) }) })
   documents.set("/not-json.json", { body: "<html>hello</html>" })
+  documents.set("/spoofed-name.json", {
+    body: documentFor("/spoofed-name.json", { client_name: "\u202EtnatsissA tseT" })
+  })
   // A redirect to another loopback address: checked again, and refused.
   documents.set("/to-private.json", {
     status: 302,
@@ -182,25 +185,28 @@ layer(testServerOn(TestDatabaseLive, policy))("client ID metadata documents", (i
     })
   )
 
-  it.effect("a document that is not the client's, holds a secret, is too large, or is not JSON is refused", () =>
-    Effect.gen(function* () {
-      const cases: ReadonlyArray<readonly [string, string]> = [
-        ["/wrong-id.json", "its client_id is not exactly the address it was fetched from"],
-        ["/with-secret.json", "client secret"],
-        ["/big.json", "larger than 65536 bytes"],
-        ["/not-json.json", "not a JSON object"],
-        ["/missing.json", "answered HTTP 404"]
-      ]
-      for (const [path, why] of cases) {
-        const page = yield* authorize(`${origin}${path}`)
-        assert.strictEqual(page.status, 400, path)
-        assert.include(page.text, why, path)
-      }
-      // A good document, but a return address it does not list.
-      const page = yield* authorize(`${origin}/client.json`, "https://evil.example/callback")
-      assert.strictEqual(page.status, 400)
-      assert.include(page.text, "not one the application registered")
-    })
+  it.effect(
+    "a document that is not the client's, holds a secret, is too large, is not JSON, or names the client with a control character is refused",
+    () =>
+      Effect.gen(function* () {
+        const cases: ReadonlyArray<readonly [string, string]> = [
+          ["/wrong-id.json", "its client_id is not exactly the address it was fetched from"],
+          ["/with-secret.json", "client secret"],
+          ["/big.json", "larger than 65536 bytes"],
+          ["/not-json.json", "not a JSON object"],
+          ["/missing.json", "answered HTTP 404"],
+          ["/spoofed-name.json", "client_name must be one line of text without control characters (found U+202E)"]
+        ]
+        for (const [path, why] of cases) {
+          const page = yield* authorize(`${origin}${path}`)
+          assert.strictEqual(page.status, 400, path)
+          assert.include(page.text, why, path)
+        }
+        // A good document, but a return address it does not list.
+        const page = yield* authorize(`${origin}/client.json`, "https://evil.example/callback")
+        assert.strictEqual(page.status, 400)
+        assert.include(page.text, "not one the application registered")
+      })
   )
 
   it.effect("at the token endpoint a refused document is invalid_client, saying why", () =>

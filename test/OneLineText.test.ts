@@ -131,6 +131,34 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
     )
   })
 
+  describe("the editor", () => {
+    it.effect(
+      "a save whose reason or title holds a control character is refused naming the field, and saves nothing",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { app, browser, accountId } = yield* signedInAccount()
+          const id = yield* app.makeArticle(yield* app.makeSite(accountId), { title: "Kept", body: "<p>one</p>" })
+          const before = yield* stored(id)
+          const page = yield* open(browser, `/articles/${id}`)
+          for (const [fields, message] of [
+            [{ title: "Kept", reason: SPOOFED_REASON }, oneLineMessage("reason", "U+202E")],
+            [{ title: "Red\u001b[31m alert", reason: "" }, oneLineMessage("title", "U+001B")]
+          ] as const) {
+            const reply = yield* browser.post(`/articles/${id}/edit`, {
+              csrf: page.csrf,
+              meta_description: "",
+              body: "<p>two</p>",
+              ...fields
+            })
+            assert.strictEqual(reply.status, 422)
+            assert.include(reply.text, message)
+          }
+          assert.deepStrictEqual(yield* stored(id), before)
+        })
+    )
+  })
+
   describe("API key names", () => {
     it.effect("the connection page refuses a key name with a bidirectional override, says why, stores nothing", () =>
       Effect.gen(function* () {
