@@ -15,9 +15,11 @@ const PerPage = PageNumber.pipe(lessThanOrEqualTo(MAX_PER_PAGE))
  * An integer as a query string writes it: ASCII digits only, without a leading zero, the rule ids follow (see
  * `PathId`). `0x10`, `1e2`, `+5`, `05`, ` 5` and `1.0` are refused rather than read as numbers.
  */
+const INTEGER_DIGITS = /^(0|[1-9][0-9]*)$/
+
 const IntegerFromDigits = Schema.transform(
   Schema.String.pipe(
-    Schema.pattern(/^(0|[1-9][0-9]*)$/, {
+    Schema.pattern(INTEGER_DIGITS, {
       message: () => "must be an integer written in ASCII digits (no sign, exponent or leading zero)"
     })
   ),
@@ -32,6 +34,15 @@ const IntegerFromDigits = Schema.transform(
  */
 export const fromQuery = <I, R>(schema: Schema.Schema<number, I, R>, jsonSchema: object) =>
   Schema.compose(IntegerFromDigits, schema, { strict: false }).annotations({ jsonSchema })
+
+/**
+ * A page number as the web pages read it from their address: an integer written as every integer query parameter is,
+ * from 1 to `max`; anything else is the first page (a page shows something rather than an error).
+ */
+export const pageNumberOf = (text: string | null | undefined, max: number): number => {
+  const page = typeof text === "string" && INTEGER_DIGITS.test(text) ? Number(text) : 0
+  return page >= 1 && page <= max ? page : 1
+}
 
 /** `page` and `per_page` query parameters of every list endpoint. */
 export const PageQuery = {

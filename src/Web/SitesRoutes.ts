@@ -6,6 +6,7 @@ import { Backlinks } from "../Backlinks/Backlinks.js"
 import type { ArticleStatus } from "../Domain/Article.js"
 import type { BacklinkCategory } from "../Domain/Backlink.js"
 import type { SiteId } from "../Domain/Ids.js"
+import { pageNumberOf } from "../Domain/Pagination.js"
 import { Sites } from "../Sites/Sites.js"
 import { Stats } from "../Stats/Stats.js"
 import { PageGuard } from "./Guard.js"
@@ -19,7 +20,7 @@ const THIS_MONTH = { period: "this_month" } as const
 const CHART_MONTHS = 12
 
 /** A page number from a query string; anything that is not one is the first page. */
-const pageNumber = (value: string | null) => (value !== null && /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1)
+const pageNumber = (value: string | null) => pageNumberOf(value, 999_999)
 
 const statusOf = (value: string | null): ArticleStatus | undefined =>
   ARTICLE_STATUSES.find((status) => status === value)
