@@ -144,7 +144,7 @@ export class ArticlesApi extends authenticated(
           name: "update_article",
           title: "Edit an article",
           description:
-            "Edits an article: replacements (exact find-and-replace on get_article's body) and/or title or meta_description; or body (and title) to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key.",
+            "Edits an article: replacements (exact find-and-replace in get_article's body), title, meta_description; or body to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key.",
           readOnly: false,
           idempotent: false,
           pathArgs: articleArg,

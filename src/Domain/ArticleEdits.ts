@@ -2,7 +2,7 @@ import { Multipart } from "@effect/platform"
 import { Schema } from "effect"
 import { ArticleContent, type ContentField, contentFields } from "./Article.js"
 import { atMostMessage, MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, maxItems, maxLength } from "./Bounds.js"
-import { OneLine, Text } from "./Text.js"
+import { OneLine, OneLineOnceTrimmed, Text } from "./Text.js"
 
 export const MAX_TITLE = 255
 export const MAX_META_DESCRIPTION = 500
@@ -21,20 +21,20 @@ export const strictBody = <S extends Schema.Schema.Any>(schema: S) =>
   schema.annotations({ parseOptions: { onExcessProperty: "error" } }) as S
 
 /** 1 to 255 characters once trimmed, one line; stored trimmed. */
-export const Title = OneLine.pipe(
+export const Title = OneLineOnceTrimmed.pipe(
   Schema.filter((s) => s.trim().length > 0, { message: () => "must not be empty" }),
   Schema.filter((s) => s.trim().length <= MAX_TITLE, {
     message: () => atMostMessage(MAX_TITLE, "characters"),
     jsonSchema: { minLength: 1, maxLength: MAX_TITLE }
   })
-).annotations({ description: `Title: one line of 1 to ${MAX_TITLE} characters, trimmed.` })
+).annotations({ description: "Title, one line; stored trimmed." })
 
 export const Reason = OneLine.pipe(maxLength(MAX_REASON)).annotations({
-  description: `Why the change was made (kept with the revision): one line of up to ${MAX_REASON} characters.`
+  description: "Why the change was made, one line; kept with the revision."
 })
 
 export const MetaDescription = OneLine.pipe(maxLength(MAX_META_DESCRIPTION)).annotations({
-  description: `Meta description: one line of 0 to ${MAX_META_DESCRIPTION} characters.`
+  description: "Meta description, one line."
 })
 
 /** The bounds of an article body, in the words the document and the tools show. */
@@ -45,7 +45,7 @@ export const Body = Text.pipe(
     message: () => atMostMessage(MAX_BODY_CHARACTERS, "characters; shorten it or split it into several articles")
   })
 ).annotations({
-  description: `The new HTML body, sanitised as the editor does. Scripts, iframes, objects, embeds, styles, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Protected links must all be kept. At most ${MAX_BODY_CHARACTERS} characters and ${MAX_BODY_ELEMENTS} elements.`
+  description: `The new HTML body, sanitised as the editor does; script, iframe, object, embed, style, on* attributes and javascript:/data:/vbscript: URLs are refused (disallowed_html). Protected links must be kept. At most ${MAX_BODY_CHARACTERS} characters, ${MAX_BODY_ELEMENTS} elements.`
 })
 
 export const Replacement = Schema.Struct({

@@ -5,7 +5,7 @@
  * schemas refuse these characters in one-line fields (Text.ts), and the pages and the assistants' cards (which run in
  * browsers) show any already stored as a visible marker (Ui/Markup.ts).
  */
-export const CONTROL_CHARACTERS = "\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069"
+export const CONTROL_CHARACTERS = "\\x00-\\x1f\\x7f-\\x9f\\u202a-\\u202e\\u2066-\\u2069"
 
 const control = new RegExp(`[${CONTROL_CHARACTERS}]`)
 const controls = new RegExp(`[${CONTROL_CHARACTERS}]`, "g")

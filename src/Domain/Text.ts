@@ -50,3 +50,13 @@ export const oneLineProblem = (text: string): string | undefined => {
 export const OneLine = Schema.String.pipe(
   Schema.filter((s) => oneLineProblem(s) ?? true, { jsonSchema: { pattern: ONE_LINE_PATTERN } })
 )
+
+/**
+ * `OneLine` for text that is stored trimmed (a title): the white space around it (a tab, a line break) is trimmed,
+ * not refused; what is left must be one line.
+ */
+export const OneLineOnceTrimmed = Schema.String.pipe(
+  Schema.filter((s) => oneLineProblem(s.trim()) ?? true, {
+    jsonSchema: { pattern: `^\\s*[^${CONTROL_CHARACTERS}]*\\s*$` }
+  })
+)
