@@ -103,6 +103,8 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       readonly grant_id: number
       readonly access_hash: Uint8Array
       readonly access_expires_at: string
+      /** What the access token may do when it is less than its grant allows; null: what its grant allows. */
+      readonly access_scope: string | null
       readonly refresh: { readonly hash: Uint8Array; readonly expires_at: string } | undefined
       readonly created_at: string
     }) =>
@@ -110,6 +112,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         yield* sql`insert into oauth_access_tokens ${sql.insert({
           token_hash: tokens.access_hash,
           grant_id: tokens.grant_id,
+          scope: tokens.access_scope,
           created_at: tokens.created_at,
           expires_at: tokens.access_expires_at
         })}`
@@ -194,7 +197,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         Result: CountedAccessMatch,
         execute: () => sql`
           with found as (
-            select g.id as grant_id, g.last_used_at, g.scope, u.id as user_id, u.account_id, u.is_admin
+            select g.id as grant_id, g.last_used_at, coalesce(t.scope, g.scope) as scope, u.id as user_id, u.account_id, u.is_admin
             from oauth_access_tokens t
             join oauth_grants g on g.id = t.grant_id
             join users u on u.id = g.user_id
