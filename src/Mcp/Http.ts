@@ -21,7 +21,7 @@ import { limitHeaders, rateLimited, withLimitHeaders } from "../Limits/RequestLi
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
 import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
-import { makeCards } from "./Cards.js"
+import { type Cards, makeCards } from "./Cards.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolLimits, type ToolOutcome } from "./Server.js"
@@ -170,8 +170,20 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const base = yield* PublicUrl
       const baseOf = yield* RequestBase
       const allowed = { hosts: [...ownHosts(base)], origins: [...ownOrigins(base)] }
-      // The uploaded images the cards may show are at the service's public address.
-      const cards = makeCards(new URL(base).origin)
+      /**
+       * The cards as a client that named the service by `requestBase` reads them: their images may come from the
+       * address it used (the rule that names the protected resource) and from the public address that uploaded
+       * images' addresses were written with, when that is another. Written once per base, and `RequestBase` names
+       * only a few (PUBLIC_BASE_URL, or the loopback addresses and the default).
+       */
+      const cardsByBase = new Map<string, Cards>()
+      const cardsFor = (requestBase: string) => {
+        const written = cardsByBase.get(requestBase)
+        if (written !== undefined) return written
+        const cards = makeCards([...new Set([new URL(requestBase).origin, new URL(base).origin])])
+        cardsByBase.set(requestBase, cards)
+        return cards
+      }
 
       // The metadata named after the base URL the client used (see `RequestBase`).
       const unauthorized = (request: HttpServerRequest.HttpServerRequest, sent: boolean) =>
@@ -201,7 +213,11 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       }
 
       const serverFor = (options: McpHandlerRequestOptions) =>
-        makeMcpServer(tools, (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller, cards)
+        makeMcpServer(
+          tools,
+          (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller,
+          (options.authInfo?.extra?.["cards"] as Cards | undefined) ?? cardsFor(base)
+        )
 
       /**
        * 2026-07-28 requests: each carries its own envelope; `server/discover` is answered; the Mcp-Method and Mcp-Name
@@ -344,7 +360,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
               token: token.value,
               clientId: "",
               scopes: (credential.canWrite ? READ_AND_EDIT : READ_ONLY).split(" "),
-              extra: { call }
+              extra: { call, cards: cardsFor(baseOf(request)) }
             },
             ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })
