@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import type { Credential } from "../Domain/Credential.js"
+import type { Credential, CredentialRefusal } from "../Domain/Credential.js"
 import type { AccountId, ApiKeyId } from "../Domain/Ids.js"
 import { counterKeyPrefix, type RequestWindow } from "../Limits/Limits.js"
 import { ApiKeysRepo } from "./ApiKeysRepo.js"
@@ -79,8 +79,18 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       )
     }
 
+    /**
+     * Why `key` was refused (it found no live key): revoked, or unknown (keys do not expire). Only for a key that was
+     * refused: a valid one never makes this second round trip.
+     */
+    const refusal = (key: string): Effect.Effect<Exclude<CredentialRefusal, "expired">> =>
+      plausible(key)
+        ? Effect.map(repo.isRevoked(hashSecret(key)), (revoked) => (revoked ? "revoked" : "unknown"))
+        : Effect.succeed("unknown")
+
     return {
       create,
+      refusal,
       authenticateCounting,
       authenticate,
       revoke: (id: ApiKeyId) => repo.revoke(id),

@@ -175,11 +175,29 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         Effect.orDie
       )
 
-    /** Ends one access token now: it is kept (until pruned) with its expiry moved to `now`. */
-    const expireAccessToken = (hash: Uint8Array, now: string) =>
+    /**
+     * Ends one access token now: it is kept (until pruned) marked revoked, with its expiry moved to `now` (so that
+     * the lookup of live tokens needs no other condition).
+     */
+    const revokeAccessToken = (hash: Uint8Array, now: string) =>
       sql`
-        update oauth_access_tokens set expires_at = least(expires_at, ${now}::timestamptz)
+        update oauth_access_tokens
+        set expires_at = least(expires_at, ${now}::timestamptz), revoked_at = coalesce(revoked_at, ${now}::timestamptz)
         where token_hash = ${hash}`.pipe(Effect.asVoid, Effect.orDie)
+
+    /**
+     * What became of an access token that is not live: revoked (on its own, or with its grant), expired, or nothing
+     * (unknown, or pruned a day after it ended).
+     */
+    const accessTokenEnd = (hash: Uint8Array, now: string) =>
+      sql<{ revoked: boolean; expired: boolean }>`
+        select t.revoked_at is not null or g.revoked_at is not null as revoked,
+          t.expires_at <= ${now}::timestamptz as expired
+        from oauth_access_tokens t join oauth_grants g on g.id = t.grant_id
+        where t.token_hash = ${hash}`.pipe(
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
 
     /**
      * The live access token whose hash is `hash`, its request counted in the per-minute window that starts at
@@ -240,7 +258,8 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       revokeGrant,
       refreshTokenOwner,
       accessTokenOwner,
-      expireAccessToken,
+      revokeAccessToken,
+      accessTokenEnd,
       findAccessCounting,
       pruneExpired
     }

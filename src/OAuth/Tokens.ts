@@ -247,7 +247,7 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
         const owner = yield* repo.accessTokenOwner(hash)
         if (owner === undefined) return
         if (owner.client_id !== client.client_id) return yield* notTheirs
-        yield* repo.expireAccessToken(hash, now)
+        yield* repo.revokeAccessToken(hash, now)
       }
     })
 
