@@ -124,6 +124,25 @@ describe("client id URLs and addresses", () => {
       assert.isFalse(isPublicAddress(address), address)
     }
   })
+
+  it("an IPv4-compatible IPv6 address (::/96) is judged by the IPv4 address it carries", () => {
+    for (const address of [
+      "::7f00:1",
+      "::a9fe:a9fe",
+      "::a00:1",
+      "::c0a8:101",
+      "::ac10:1",
+      "::6440:1",
+      "::e000:1",
+      "0:0:0:0:0:0:7f00:1",
+      "::",
+      "::1"
+    ]) {
+      assert.isFalse(isPublicAddress(address), address)
+    }
+    // The public IPv4 address it carries (93.184.215.14), as it would be judged written as IPv4.
+    assert.isTrue(isPublicAddress("::5db8:d70e"))
+  })
 })
 
 layer(testServerOn(TestDatabaseLive, policy))("client ID metadata documents", (it) => {

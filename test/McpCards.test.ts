@@ -170,47 +170,53 @@ const violations = (frame: Frame) =>
 const textOf = (frame: Frame, selector: string) =>
   inBrowser(async () => (await frame.locator(selector).allInnerTexts()).join("\n"))
 
-/** A signed-in MCP client (Read and edit) of a new account with a website and an article holding a protected link. */
-const connected = Effect.gen(function* () {
-  const app = yield* TestApp
-  const email = `cards-${randomBytes(4).toString("hex")}@example.com`
-  const { accountId } = yield* app.makeAccount({ email, password: PASSWORD })
-  const siteId = yield* app.makeSite(accountId, { name: "Plumbing Today" })
-  const articleId = yield* app.makeArticle(siteId, {
-    title: "Pipes in winter",
-    body: BODY,
-    meta_description: "Old meta",
-    status: "published",
-    published_at: "2026-09-10T09:00:00Z"
-  })
-  const mcpUrl = `${app.baseUrl}/mcp`
-  const provider = new TestOAuthProvider()
-  yield* signInWithSdk({
-    mcpUrl,
-    browser: makeBrowser(app.baseUrl),
-    user: { email, password: PASSWORD },
-    provider,
-    access: "edit"
-  })
-  const client = yield* Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "card-test", version: "1.0.0" })
-      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
-  const card = (uri: string) =>
-    Effect.promise(async (): Promise<CardResource> => {
-      const read = await client.readResource({ uri })
-      const content = read.contents[0] as { text: string; _meta?: { ui?: { csp?: CardResource["csp"] } } }
-      return { html: content.text, csp: content._meta?.ui?.csp }
+/**
+ * A signed-in MCP client (Read and edit) of a new account with a website and an article holding a protected link,
+ * that names the service by the base URL `baseOf` gives (the test server's own, on 127.0.0.1, unless told otherwise).
+ */
+const connectedThrough = (baseOf: (baseUrl: string) => string) =>
+  Effect.gen(function* () {
+    const test = yield* TestApp
+    const app = { ...test, baseUrl: baseOf(test.baseUrl) }
+    const email = `cards-${randomBytes(4).toString("hex")}@example.com`
+    const { accountId } = yield* app.makeAccount({ email, password: PASSWORD })
+    const siteId = yield* app.makeSite(accountId, { name: "Plumbing Today" })
+    const articleId = yield* app.makeArticle(siteId, {
+      title: "Pipes in winter",
+      body: BODY,
+      meta_description: "Old meta",
+      status: "published",
+      published_at: "2026-09-10T09:00:00Z"
     })
-  const { tools } = yield* Effect.promise(() => client.listTools())
-  /** The tool as the host read it from the tool list (hosts hand it to the card as `toolInfo`). */
-  const tool = (name: string) => tools.find((candidate) => candidate.name === name)!
-  return { app, client, siteId, articleId, card, tool }
-})
+    const mcpUrl = `${app.baseUrl}/mcp`
+    const provider = new TestOAuthProvider()
+    yield* signInWithSdk({
+      mcpUrl,
+      browser: makeBrowser(app.baseUrl),
+      user: { email, password: PASSWORD },
+      provider,
+      access: "edit"
+    })
+    const client = yield* Effect.acquireRelease(
+      Effect.promise(async () => {
+        const client = new Client({ name: "card-test", version: "1.0.0" })
+        await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }))
+        return client
+      }),
+      (client) => Effect.promise(() => client.close())
+    )
+    const card = (uri: string) =>
+      Effect.promise(async (): Promise<CardResource> => {
+        const read = await client.readResource({ uri })
+        const content = read.contents[0] as { text: string; _meta?: { ui?: { csp?: CardResource["csp"] } } }
+        return { html: content.text, csp: content._meta?.ui?.csp }
+      })
+    const { tools } = yield* Effect.promise(() => client.listTools())
+    /** The tool as the host read it from the tool list (hosts hand it to the card as `toolInfo`). */
+    const tool = (name: string) => tools.find((candidate) => candidate.name === name)!
+    return { app, client, siteId, articleId, card, tool }
+  })
+const connected = connectedThrough((baseUrl) => baseUrl)
 
 describe("the cards as resources", () => {
   layer(TestServerLive)("MCP Apps cards: tool list and resources", (it) => {
@@ -248,11 +254,15 @@ describe("the cards as resources", () => {
           const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? ""
           assert.include(policy, "default-src 'none'")
           assert.include(policy, "connect-src 'none'")
-          assert.include(policy, `img-src ${csp?.resourceDomains?.[0]} data:`)
-          // The one origin it may show images from is the service's own (its public address).
+          // The origins it may show images from are the service's own: first the address the client used (here
+          // 127.0.0.1), then the public address (localhost, without PUBLIC_BASE_URL) that uploads are named with.
           assert.deepStrictEqual(csp, {
-            resourceDomains: [new URL(app.baseUrl).origin.replace("127.0.0.1", "localhost")]
+            resourceDomains: [
+              new URL(app.baseUrl).origin,
+              new URL(app.baseUrl).origin.replace("127.0.0.1", "localhost")
+            ]
           })
+          assert.include(policy, `img-src ${csp?.resourceDomains?.join(" ")} data:`)
         }
         const missing = yield* Effect.promise(() =>
           client.readResource({ uri: "ui://content-backlink-service/nothing.html" }).then(
@@ -262,6 +272,23 @@ describe("the cards as resources", () => {
         )
         assert.match(missing, /No resource at ui:\/\/content-backlink-service\/nothing\.html/)
       })
+    )
+
+    it.scoped(
+      "a client that names the service by localhost, its public address, gets cards for that origin alone",
+      () =>
+        Effect.gen(function* () {
+          const { app, client, card } = yield* connectedThrough((baseUrl) => baseUrl.replace("127.0.0.1", "localhost"))
+          const localhost = new URL(app.baseUrl).origin
+          assert.match(localhost, /^http:\/\/localhost:\d+$/)
+          const { resources } = yield* Effect.promise(() => client.listResources())
+          for (const { uri } of resources) {
+            const { html, csp } = yield* card(uri)
+            assert.deepStrictEqual(csp, { resourceDomains: [localhost] })
+            assert.include(html, `img-src ${localhost} data:`)
+            assert.notInclude(html, "127.0.0.1")
+          }
+        })
     )
   })
 })

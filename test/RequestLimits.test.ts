@@ -4,6 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { ApiKeyId } from "../src/Domain/Ids.js"
+import { FAILURE_COUNTER_PREFIX } from "../src/Limits/AuthFailures.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const LIMIT = 60
@@ -53,14 +54,21 @@ const setMidMinute = TestClock.setTime(Date.parse("2026-11-21T10:00:30Z"))
 
 const newKey = Effect.flatMap(TestApp, (app) => Effect.map(app.makeAccount(), (account) => account.key))
 
-/** The total of every request counter in the database. */
-const countedRequests = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ total: number | null }>`select sum(count)::int as total from request_counters`.pipe(
-    Effect.orDie
-  )
-  return rows[0]?.total ?? 0
-})
+/** The total of the request counters whose keys start with `prefix` (any, or none of them, with `except`). */
+const countedUnder = (prefix: string, except = false) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ total: number | null }>`
+      select sum(count)::int as total from request_counters
+      where (starts_with(credential, ${prefix})) <> ${except}`.pipe(Effect.orDie)
+    return rows[0]?.total ?? 0
+  })
+
+/**
+ * The total of every credential's request counter in the database (the failed authentications of client addresses,
+ * kept in the same table, are no credential's requests).
+ */
+const countedRequests = countedUnder(FAILURE_COUNTER_PREFIX, true)
 
 layer(TestServerLive)("request limits", (it) => {
   describe("60 requests per minute per API key", () => {
@@ -204,12 +212,15 @@ layer(TestServerLive)("request limits", (it) => {
         if (credential.kind !== "api_key") return assert.fail("expected an API key credential")
         yield* keys.revoke(ApiKeyId.make(credential.id)).pipe(Effect.orDie)
         const before = yield* countedRequests
+        const failuresBefore = yield* countedUnder(FAILURE_COUNTER_PREFIX)
         const results = yield* Effect.forEach(Array.from({ length: 5 }), () => getWithKey("/api/v1/sites", key))
         for (const result of results) {
           assert.strictEqual(result.status, 401)
           assertNoRateLimitHeaders(result)
         }
         assert.strictEqual(yield* countedRequests, before)
+        // They count only as failed authentications of the client address (see test/AuthFailures.test.ts).
+        assert.strictEqual(yield* countedUnder(FAILURE_COUNTER_PREFIX), failuresBefore + 5)
       })
     )
 

@@ -6,10 +6,16 @@ import {
   HttpServerRequest,
   OpenApi
 } from "@effect/platform"
-import { Context, Effect, Option } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
 import type { CallOrigin, Credential } from "../Domain/Credential.js"
-import { RateLimitedBody, Unauthorized, UnauthorizedBody, ValidationErrorBody } from "../Domain/Errors.js"
+import {
+  type RateLimited,
+  RateLimitedBody,
+  Unauthorized,
+  UnauthorizedBody,
+  ValidationErrorBody
+} from "../Domain/Errors.js"
 
 /** Where a credential stands in its current one-minute window, once the request being served is counted. */
 export interface RequestAllowance {
@@ -45,7 +51,7 @@ export interface CallName {
  */
 export class Door extends Context.Reference<Door>()("Api/Door", {
   defaultValue: (): {
-    readonly authenticate: Effect.Effect<Caller, Unauthorized, HttpServerRequest.HttpServerRequest>
+    readonly authenticate: Effect.Effect<Caller, Unauthorized | RateLimited, HttpServerRequest.HttpServerRequest>
     readonly callName: (request: HttpServerRequest.HttpServerRequest) => CallName
   } => ({
     authenticate: Effect.fail(new Unauthorized({ message: "The request came through no door that authenticates." })),
@@ -65,10 +71,11 @@ export const CurrentCredential: Effect.Effect<Credential, never, CurrentCaller> 
 /**
  * Who is calling: an API key (`Authorization: Bearer <key>`, read first when present, or `X-API-Key`), or, for an
  * agent's tool call, the signed-in user it runs for. A missing, malformed, unknown or revoked key is a 401, even when
- * the other header holds a valid one. The request is counted against its credential's limit here.
+ * the other header holds a valid one (a refused key's says why); past too many refused keys from one client address
+ * in a minute, a refused key is a 429 `rate_limited`. The request is counted against its credential's limit here.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Api/Authentication", {
-  failure: UnauthorizedBody,
+  failure: Schema.Union(UnauthorizedBody, RateLimitedBody),
   provides: CurrentCaller,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(

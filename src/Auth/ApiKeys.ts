@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { atMostMessage } from "../Domain/Bounds.js"
-import type { Credential } from "../Domain/Credential.js"
+import type { Credential, CredentialRefusal } from "../Domain/Credential.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import type { AccountId, ApiKeyId } from "../Domain/Ids.js"
 import { OneLine } from "../Domain/Text.js"
@@ -101,8 +101,18 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("Auth/ApiKeys", {
       )
     }
 
+    /**
+     * Why `key` was refused (it found no live key): revoked, or unknown (keys do not expire). Only for a key that was
+     * refused: a valid one never makes this second round trip.
+     */
+    const refusal = (key: string): Effect.Effect<Exclude<CredentialRefusal, "expired">> =>
+      plausible(key)
+        ? Effect.map(repo.isRevoked(hashSecret(key)), (revoked) => (revoked ? "revoked" : "unknown"))
+        : Effect.succeed("unknown")
+
     return {
       create,
+      refusal,
       authenticateCounting,
       authenticate,
       revoke: (id: ApiKeyId) => repo.revoke(id),

@@ -71,6 +71,13 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
           from k`
       })(undefined).pipe(Effect.orDie)
 
+    /** Whether a key of `hash` exists and has been revoked (for a key that was refused). */
+    const isRevoked = (hash: Uint8Array) =>
+      sql<{ revoked: boolean }>`select revoked_at is not null as revoked from api_keys where key_hash = ${hash}`.pipe(
+        Effect.map((rows) => rows[0]?.revoked === true),
+        Effect.orDie
+      )
+
     const revoke = SqlSchema.findOne({
       Request: ApiKeyId,
       Result: ApiKeyRow,
@@ -88,6 +95,7 @@ export class ApiKeysRepo extends Effect.Service<ApiKeysRepo>()("Auth/ApiKeysRepo
       insert: (req: Parameters<typeof insert>[0]) => insert(req).pipe(Effect.orDie),
       findLive: (hash: Uint8Array) => findLive(hash).pipe(Effect.orDie),
       findLiveCounting,
+      isRevoked,
       revoke: (id: ApiKeyId) => revoke(id).pipe(Effect.orDie),
       listForAccount: (accountId: AccountId) => listForAccount(accountId).pipe(Effect.orDie)
     }

@@ -1,8 +1,10 @@
-import { HttpServerRequest } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { Authentication, Door } from "../Api/Middleware.js"
+import type { CredentialRefusal } from "../Domain/Credential.js"
 import { Unauthorized } from "../Domain/Errors.js"
 import { pathOf } from "../Http/RequestPath.js"
+import { AuthFailures } from "../Limits/AuthFailures.js"
 import { Limits } from "../Limits/Limits.js"
 import { ApiKeys } from "./ApiKeys.js"
 
@@ -41,6 +43,18 @@ export const keyFromHeaders = (headers: Headers) =>
     }
   })
 
+/** What a refused API key is told; none of it says anything about whose key it is or was. */
+const refusalMessages: Readonly<Record<Exclude<CredentialRefusal, "expired">, string>> = {
+  unknown: "The API key is unknown; check that it was copied whole.",
+  revoked: "The API key has been revoked; use another key, or create one on the connection page."
+}
+
+/** Sets `headers` on the response to the request being served, when it is answered with `status`. */
+const answeredWith = (status: number, headers: Readonly<Record<string, string>>) =>
+  HttpApp.appendPreResponseHandler((_request, response) =>
+    Effect.succeed(response.status === status ? HttpServerResponse.setHeaders(response, headers) : response)
+  )
+
 /**
  * The door of requests from the network: the caller is the API key the headers name, and the statement that finds
  * the key also counts the request against its per-minute limit (one round trip instead of two). Provided once, in
@@ -49,15 +63,33 @@ export const keyFromHeaders = (headers: Headers) =>
 export const NetworkDoor = Effect.gen(function* () {
   const keys = yield* ApiKeys
   const limits = yield* Limits
+  const failures = yield* AuthFailures
+
+  /**
+   * A key that was sent and refused: 401 saying why (with the challenge's `error_description`), or 429 when its
+   * client address has failed too often this minute. Only refused keys come here, so a valid one never waits on it.
+   */
+  const refused = (request: HttpServerRequest.HttpServerRequest, key: string) =>
+    Effect.gen(function* () {
+      const throttled = yield* failures.count(request)
+      if (Option.isSome(throttled)) {
+        yield* answeredWith(429, { "retry-after": String(throttled.value.retryAfter) })
+        return yield* throttled.value.error
+      }
+      const message = refusalMessages[yield* keys.refusal(key)]
+      yield* answeredWith(401, {
+        "www-authenticate": `Bearer realm="content-backlink-service", error="invalid_token", error_description="${message}"`
+      })
+      return yield* new Unauthorized({ message })
+    })
+
   return Door.of({
     authenticate: Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const key = yield* keyFromHeaders(request.headers)
       const window = yield* limits.currentWindow
       const found = yield* keys.authenticateCounting(key, window)
-      if (Option.isNone(found)) {
-        return yield* new Unauthorized({ message: "The API key is unknown or has been revoked." })
-      }
+      if (Option.isNone(found)) return yield* refused(request, key)
       const { credential, count, edits } = found.value
       return { credential, origin: "API", requests: yield* limits.allowanceAfter(credential, window, count, edits) }
     }),

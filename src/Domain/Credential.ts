@@ -15,6 +15,12 @@ export interface Credential {
   readonly canWrite: boolean
 }
 
+/**
+ * Why a credential that was presented is refused: no such credential (or not one of ours at all), revoked, or past
+ * its expiry. Told to whoever presented it, who holds the secret; it says nothing about whose it is.
+ */
+export type CredentialRefusal = "unknown" | "revoked" | "expired"
+
 /** The door a call came through, recorded with the call and with the revision a change stores. */
 export type CallOrigin = "API" | "MCP"
 

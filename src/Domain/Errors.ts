@@ -86,7 +86,8 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthoriz
   static readonly answer: PublicAnswer = {
     error: "unauthorized",
     status: 401,
-    description: "Missing, malformed, unknown or revoked credentials."
+    description:
+      "Missing, malformed, unknown, revoked or expired credentials; for credentials that were sent, the message says which."
   }
 }
 export const UnauthorizedBody = wire(Unauthorized)
@@ -136,7 +137,7 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
     error: "rate_limited",
     status: 429,
     description:
-      "More requests in a minute than the credential's limit (RateLimit-Limit); Retry-After gives the seconds to wait."
+      "More requests in a minute than the credential's limit (RateLimit-Limit), or more than 100 refused credentials in a minute from one client address; Retry-After gives the seconds to wait."
   }
 }
 export const RateLimitedBody = wire(RateLimited)

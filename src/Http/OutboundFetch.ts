@@ -45,12 +45,24 @@ export interface OutboundAnswer {
 
 const fail = (message: string) => new OutboundFetchFailed({ message })
 
-/** Whether an address is one anybody on the internet can reach: IPv4 or IPv6 unicast, nothing special. */
-export const isPublicAddress = (address: string): boolean => {
-  if (!ipaddr.isValid(address)) return false
+/**
+ * The address an address is judged as: an IPv4-mapped one (`::ffff:0:0/96`, which `ipaddr.process` turns into IPv4)
+ * and an IPv4-compatible one (`::/96`, deprecated by RFC 4291 §2.5.5.1 but still routed to its IPv4 address by some
+ * systems) are the IPv4 address they carry, so `::7f00:1` is the loopback 127.0.0.1. `::` and `::1` become 0.0.0.0
+ * and 0.0.0.1, which are no more public than they were.
+ */
+const judgedAs = (address: string): ipaddr.IPv4 | ipaddr.IPv6 => {
   const parsed = ipaddr.process(address)
-  return parsed.range() === "unicast"
+  if (parsed.kind() === "ipv4") return parsed
+  const parts = (parsed as ipaddr.IPv6).parts
+  if (parts.slice(0, 6).some((part) => part !== 0)) return parsed
+  const [high = 0, low = 0] = parts.slice(6)
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
 }
+
+/** Whether an address is one anybody on the internet can reach: IPv4 or IPv6 unicast, nothing special. */
+export const isPublicAddress = (address: string): boolean =>
+  ipaddr.isValid(address) && judgedAs(address).range() === "unicast"
 
 /** The addresses to connect to for `host`, each checked; an IP literal is checked as it is. */
 const addressesOf = (

@@ -15,6 +15,10 @@ export const secondsToUtcMidnight = (now: number): number => {
   return Math.max(1, Math.ceil((midnight - now) / 1000))
 }
 
+/** Seconds from `window.now` until `window` ends (at least 1): when its counts start again. */
+export const secondsToWindowEnd = (window: RequestWindow) =>
+  Math.max(1, Math.ceil((window.start + WINDOW_MS - window.now) / 1000))
+
 /** What the counter keys of a kind of credential start with; the id follows. */
 export const counterKeyPrefix = (kind: Credential["kind"]) => `${kind}:`
 
@@ -55,7 +59,7 @@ export class Limits extends Effect.Service<Limits>()("Limits/Limits", {
         {
           limit: config.requestsPerMinute,
           remaining: Math.max(0, config.requestsPerMinute - count),
-          reset: Math.max(1, Math.ceil((window.start + WINDOW_MS - window.now) / 1000)),
+          reset: secondsToWindowEnd(window),
           exceeded: count > config.requestsPerMinute,
           editsRemaining: Math.max(0, config.editsPerDay - editsUsed),
           editsReset: secondsToUtcMidnight(window.now)

@@ -23,6 +23,17 @@ export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
           select count, ${editsUsedSql(sql, accountId, day)} as edits from counted`
       })(undefined).pipe(Effect.orDie)
 
+    /** Counts one event under `key` in its window, atomically; the window's count including it. */
+    const countUnder = (key: string, windowStart: string) =>
+      SqlSchema.single({
+        Request: Schema.Void,
+        Result: Count,
+        execute: () => countRequestSql(sql, key, windowStart)
+      })(undefined).pipe(
+        Effect.map((row) => row.count),
+        Effect.orDie
+      )
+
     /**
      * Takes one edit from an account's daily quota, atomically: the row lock of the upsert makes concurrent edits
      * queue, and the `where` refuses once the quota is used. None when the quota is exhausted. Runs inside the
@@ -61,6 +72,6 @@ export class LimitsRepo extends Effect.Service<LimitsRepo>()("Limits/Repo", {
     const pruneRequestCounters = (before: string) =>
       sql`delete from request_counters where window_start < ${before}::timestamptz`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { countRequest, takeEdit, editsUsed, deleteEarlierWindows, pruneRequestCounters }
+    return { countRequest, countUnder, takeEdit, editsUsed, deleteEarlierWindows, pruneRequestCounters }
   })
 }) {}

@@ -47,13 +47,13 @@ export const cardToolMeta = (name: CardName) => ({
  * The card's own policy, whatever its host's: its inline style and script, images from the service's media and
  * `data:` (the charts' padlock), and nothing else: no fetch, no frame, no form, no base.
  */
-// `mediaOrigin` is a URL origin (scheme, host, port): it holds no quote to escape.
-const cardPolicy = (mediaOrigin: string) =>
+// `mediaOrigins` are URL origins (scheme, host, port): they hold no quote to escape.
+const cardPolicy = (mediaOrigins: ReadonlyArray<string>) =>
   [
     "default-src 'none'",
     "script-src 'unsafe-inline'",
     "style-src 'unsafe-inline'",
-    `img-src ${mediaOrigin} data:`,
+    `img-src ${mediaOrigins.join(" ")} data:`,
     "connect-src 'none'",
     "frame-src 'none'",
     "form-action 'none'",
@@ -61,11 +61,11 @@ const cardPolicy = (mediaOrigin: string) =>
   ].join("; ")
 
 /** A card's document. Its script never contains `</script` (written as `<\/script`, the same in every JS context). */
-const cardHtml = (card: Card, mediaOrigin: string) => `<!doctype html>
+const cardHtml = (card: Card, mediaOrigins: ReadonlyArray<string>) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${cardPolicy(mediaOrigin)}">
+<meta http-equiv="Content-Security-Policy" content="${cardPolicy(mediaOrigins)}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(card.title)}</title>
 <style>${stylesheet}</style>
@@ -94,19 +94,19 @@ export interface Cards {
 }
 
 /**
- * The cards of a service whose uploaded images are at `mediaOrigin`, written once. A card fetches nothing and
- * connects nowhere (the extension's default policy); `mediaOrigin` is the one place it may show images from (an
- * uploaded featured image).
+ * The cards of a service whose uploaded images are at `mediaOrigins`, written once. A card fetches nothing and
+ * connects nowhere (the extension's default policy); `mediaOrigins` are the only places it may show images from (an
+ * uploaded featured image): the service's own origins, the first being the one the client uses.
  */
-export const makeCards = (mediaOrigin: string): Cards => {
+export const makeCards = (mediaOrigins: ReadonlyArray<string>): Cards => {
   const documents = new Map(
     CARDS.map((card): [string, ReadResourceResult] => {
       const uri = cardUri(card.name)
       const content = {
         uri,
         mimeType: RESOURCE_MIME_TYPE,
-        text: cardHtml(card, mediaOrigin),
-        _meta: { ui: { csp: { resourceDomains: [mediaOrigin] }, prefersBorder: true } }
+        text: cardHtml(card, mediaOrigins),
+        _meta: { ui: { csp: { resourceDomains: [...mediaOrigins] }, prefersBorder: true } }
       }
       return [uri, { contents: [content] }]
     })

@@ -11,24 +11,33 @@ import { Context, Effect, Either, Option, Runtime } from "effect"
 import { Door, type RequestAllowance } from "../Api/Middleware.js"
 import { bearerToken } from "../Auth/Authentication.js"
 import { AppConfig } from "../Config.js"
-import type { Credential } from "../Domain/Credential.js"
+import type { Credential, CredentialRefusal } from "../Domain/Credential.js"
 import { MethodNotAllowed, publicError, Unauthorized } from "../Domain/Errors.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
 import { ownHosts } from "../Http/Origins.js"
 import { PublicUrl, RequestBase } from "../Http/PublicUrl.js"
 import { MAX_MCP_BODY_BYTES, refuseDeepJson } from "../Http/RequestBodies.js"
+import { AuthFailures } from "../Limits/AuthFailures.js"
 import { Limits } from "../Limits/Limits.js"
 import { limitHeaders, rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { CHALLENGE_SCOPE, resourceMetadataUrl } from "../OAuth/Metadata.js"
 import { READ_AND_EDIT, READ_ONLY, WRITE_SCOPE } from "../OAuth/Scopes.js"
 import { mcpBrowsers } from "./Browsers.js"
-import { makeCards } from "./Cards.js"
+import { type Cards, makeCards } from "./Cards.js"
 import { answerInProcess } from "./InProcess.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
 import { makeMcpServer, type ToolLimits, type ToolOutcome } from "./Server.js"
 import { planToolRequest, toolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
+
+/** What a refused access token is told (no double quote: each is a quoted string in the challenge too). */
+const tokenRefusals: Readonly<Record<CredentialRefusal, string>> = {
+  unknown: "The access token is unknown; sign in to get one.",
+  revoked: "The access token has been revoked; sign in again to connect.",
+  expired: "The access token has expired; get a new one with the refresh token, or sign in again."
+}
+const MALFORMED = "The Authorization header must be 'Bearer <access token>'."
 
 /** Decodes UTF-8, taking out a byte order mark before the text (as the SDK does, reading a body itself). */
 const decoder = new TextDecoder()
@@ -160,20 +169,50 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
     Effect.gen(function* () {
       const tokens = yield* AccessTokens
       const limits = yield* Limits
+      const failures = yield* AuthFailures
       const base = yield* PublicUrl
       const baseOf = yield* RequestBase
       const hosts = ownHosts(base)
       const { mcpAllowedOrigins } = yield* AppConfig
       const browser = mcpBrowsers(base, mcpAllowedOrigins)
-      // The uploaded images the cards may show are at the service's public address.
-      const cards = makeCards(new URL(base).origin)
 
-      // The metadata named after the base URL the client used (see `RequestBase`).
-      const unauthorized = (request: HttpServerRequest.HttpServerRequest, sent: boolean) =>
-        errorResponse(new Unauthorized({ message: "Sign in: this endpoint needs an OAuth access token." }), {
+      /**
+       * The cards as a client that named the service by `requestBase` reads them: their images may come from the
+       * address it used (the rule that names the protected resource) and from the public address that uploaded
+       * images' addresses were written with, when that is another. Written once per base, and `RequestBase` names
+       * only a few (PUBLIC_BASE_URL, or the loopback addresses and the default).
+       */
+      const cardsByBase = new Map<string, Cards>()
+      const cardsFor = (requestBase: string) => {
+        const written = cardsByBase.get(requestBase)
+        if (written !== undefined) return written
+        const cards = makeCards([...new Set([new URL(requestBase).origin, new URL(base).origin])])
+        cardsByBase.set(requestBase, cards)
+        return cards
+      }
+
+      /**
+       * 401 with the challenge that points to the metadata named after the base URL the client used (see
+       * `RequestBase`); a token that was sent and refused adds `invalid_token` and says why (RFC 6750 §3).
+       */
+      const unauthorized = (request: HttpServerRequest.HttpServerRequest, refused: string | undefined) =>
+        errorResponse(new Unauthorized({ message: refused ?? "Sign in: this endpoint needs an OAuth access token." }), {
           "www-authenticate": `Bearer resource_metadata="${resourceMetadataUrl(baseOf(request))}", scope="${CHALLENGE_SCOPE}"${
-            sent ? `, error="invalid_token"` : ""
+            refused === undefined ? "" : `, error="invalid_token", error_description="${refused}"`
           }`
+        })
+
+      /**
+       * A token that was sent and refused: 401 saying why, or 429 when its client address has failed too often this
+       * minute. Only refused tokens come here, so a valid one never waits on it.
+       */
+      const refusedToken = (request: HttpServerRequest.HttpServerRequest, token: string, now: number) =>
+        Effect.gen(function* () {
+          const throttled = yield* failures.count(request)
+          if (Option.isSome(throttled)) {
+            return errorResponse(throttled.value.error, { "retry-after": String(throttled.value.retryAfter) })
+          }
+          return unauthorized(request, tokenRefusals[yield* tokens.refusal(token, now)])
         })
 
       /** Whether a message is a request of its own: a call of a known tool with arguments that make a request. */
@@ -195,7 +234,11 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       }
 
       const serverFor = (options: McpHandlerRequestOptions) =>
-        makeMcpServer(tools, (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller, cards)
+        makeMcpServer(
+          tools,
+          (options.authInfo?.extra?.["call"] as ToolCaller | undefined) ?? noCaller,
+          (options.authInfo?.extra?.["cards"] as Cards | undefined) ?? cardsFor(base)
+        )
 
       /**
        * 2026-07-28 requests: each carries its own envelope; `server/discover` is answered; the Mcp-Method and Mcp-Name
@@ -272,7 +315,9 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const handle = Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const token = Option.flatten(bearerToken(request.headers))
-        if (Option.isNone(token)) return unauthorized(request, request.headers["authorization"] !== undefined)
+        if (Option.isNone(token)) {
+          return unauthorized(request, request.headers["authorization"] === undefined ? undefined : MALFORMED)
+        }
         // Read as bytes: the platform reads `text` in a fiber of its own.
         const text = decoder.decode(yield* request.arrayBuffer)
         // The whole JSON-RPC message counts, envelope included.
@@ -291,7 +336,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const window = yield* limits.currentWindow
         // The statement that finds the token counts a request of its user: the POST's own, or its first call's.
         const found = yield* tokens.verifyCounting(token.value, window)
-        if (Option.isNone(found)) return unauthorized(request, true)
+        if (Option.isNone(found)) return yield* refusedToken(request, token.value, window.now)
         const credential = found.value.credential
         const counted = yield* limits.allowanceAfter(credential, window, found.value.count, found.value.edits)
         const rebinding = foreignHostOrOrigin(request)
@@ -340,7 +385,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
               token: token.value,
               clientId: "",
               scopes: (credential.canWrite ? READ_AND_EDIT : READ_ONLY).split(" "),
-              extra: { call }
+              extra: { call, cards: cardsFor(baseOf(request)) }
             },
             ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })

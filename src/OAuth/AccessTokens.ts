@@ -1,10 +1,12 @@
 import { Effect, Option } from "effect"
 import { hashSecret } from "../Auth/Secrets.js"
-import type { Credential } from "../Domain/Credential.js"
+import type { Credential, CredentialRefusal } from "../Domain/Credential.js"
 import { counterKeyPrefix, type RequestWindow } from "../Limits/Limits.js"
 import { OAuthRepo } from "./Repo.js"
 import { allowsWrite } from "./Scopes.js"
 import { ACCESS_TOKEN_PREFIX } from "./Tokens.js"
+
+const plausible = (token: string) => token.startsWith(ACCESS_TOKEN_PREFIX) && token.length <= 200
 
 /** The bearer tokens of the MCP endpoint: an access token stands for the user who allowed it. */
 export class AccessTokens extends Effect.Service<AccessTokens>()("OAuth/AccessTokens", {
@@ -19,7 +21,7 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("OAuth/AccessTo
      * or refresh token reuse), and then nothing is counted.
      */
     const verifyCounting = (token: string, window: RequestWindow) => {
-      if (!token.startsWith(ACCESS_TOKEN_PREFIX) || token.length > 200) return Effect.succeed(Option.none())
+      if (!plausible(token)) return Effect.succeed(Option.none())
       const counter = { prefix: counterKeyPrefix("user"), windowStart: window.iso, day: window.day }
       return Effect.map(
         repo.findAccessCounting(hashSecret(token), new Date(window.now).toISOString(), counter),
@@ -37,6 +39,14 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("OAuth/AccessTo
       )
     }
 
-    return { verifyCounting }
+    /** Why `token` was refused at `now` (`verifyCounting` found no live token); only for a token that was refused. */
+    const refusal = (token: string, now: number): Effect.Effect<CredentialRefusal> =>
+      plausible(token)
+        ? Effect.map(repo.accessTokenEnd(hashSecret(token), new Date(now).toISOString()), (end) =>
+            end === undefined ? "unknown" : end.revoked ? "revoked" : end.expired ? "expired" : "unknown"
+          )
+        : Effect.succeed("unknown")
+
+    return { verifyCounting, refusal }
   })
 }) {}

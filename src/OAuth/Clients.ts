@@ -5,6 +5,7 @@ import { type ClientRow, OAuthClientsRepo } from "./ClientsRepo.js"
 import { ClientMetadataDocuments, isMetadataDocumentUrl } from "./MetadataDocuments.js"
 import type { ClientMetadata, TokenEndpointAuthMethod } from "./Registration.js"
 import { invalidClient, type OAuthError } from "./Responses.js"
+import { SCOPES_SUPPORTED } from "./Scopes.js"
 
 const SECRET_PREFIX = "cbs_cs_"
 
@@ -33,7 +34,9 @@ const registrationResponse = (row: ClientRow, secret: string | undefined) => ({
   grant_types: row.grant_types,
   response_types: row.response_types,
   token_endpoint_auth_method: row.token_endpoint_auth_method,
-  scope: "mcp",
+  // The scopes the client may ask for: those the metadata publishes, whatever it asked for (RFC 7591 §2 lets the
+  // server replace them); the person chooses between them on the consent page.
+  scope: SCOPES_SUPPORTED.join(" "),
   client_id_issued_at: row.client_id_issued_at,
   ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 })
 })

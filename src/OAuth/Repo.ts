@@ -103,6 +103,8 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       readonly grant_id: number
       readonly access_hash: Uint8Array
       readonly access_expires_at: string
+      /** What the access token may do when it is less than its grant allows; null: what its grant allows. */
+      readonly access_scope: string | null
       readonly refresh: { readonly hash: Uint8Array; readonly expires_at: string } | undefined
       readonly created_at: string
     }) =>
@@ -110,6 +112,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         yield* sql`insert into oauth_access_tokens ${sql.insert({
           token_hash: tokens.access_hash,
           grant_id: tokens.grant_id,
+          scope: tokens.access_scope,
           created_at: tokens.created_at,
           expires_at: tokens.access_expires_at
         })}`
@@ -172,11 +175,29 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         Effect.orDie
       )
 
-    /** Ends one access token now: it is kept (until pruned) with its expiry moved to `now`. */
-    const expireAccessToken = (hash: Uint8Array, now: string) =>
+    /**
+     * Ends one access token now: it is kept (until pruned) marked revoked, with its expiry moved to `now` (so that
+     * the lookup of live tokens needs no other condition).
+     */
+    const revokeAccessToken = (hash: Uint8Array, now: string) =>
       sql`
-        update oauth_access_tokens set expires_at = least(expires_at, ${now}::timestamptz)
+        update oauth_access_tokens
+        set expires_at = least(expires_at, ${now}::timestamptz), revoked_at = coalesce(revoked_at, ${now}::timestamptz)
         where token_hash = ${hash}`.pipe(Effect.asVoid, Effect.orDie)
+
+    /**
+     * What became of an access token that is not live: revoked (on its own, or with its grant), expired, or nothing
+     * (unknown, or pruned a day after it ended).
+     */
+    const accessTokenEnd = (hash: Uint8Array, now: string) =>
+      sql<{ revoked: boolean; expired: boolean }>`
+        select t.revoked_at is not null or g.revoked_at is not null as revoked,
+          t.expires_at <= ${now}::timestamptz as expired
+        from oauth_access_tokens t join oauth_grants g on g.id = t.grant_id
+        where t.token_hash = ${hash}`.pipe(
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
 
     /**
      * The live access token whose hash is `hash`, its request counted in the per-minute window that starts at
@@ -194,7 +215,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         Result: CountedAccessMatch,
         execute: () => sql`
           with found as (
-            select g.id as grant_id, g.last_used_at, g.scope, u.id as user_id, u.account_id, u.is_admin
+            select g.id as grant_id, g.last_used_at, coalesce(t.scope, g.scope) as scope, u.id as user_id, u.account_id, u.is_admin
             from oauth_access_tokens t
             join oauth_grants g on g.id = t.grant_id
             join users u on u.id = g.user_id
@@ -237,7 +258,8 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
       revokeGrant,
       refreshTokenOwner,
       accessTokenOwner,
-      expireAccessToken,
+      revokeAccessToken,
+      accessTokenEnd,
       findAccessCounting,
       pruneExpired
     }

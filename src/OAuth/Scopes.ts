@@ -19,11 +19,16 @@ const scopesOf = (scope: string | undefined) => (scope ?? "").split(" ").filter(
 export const allowsWrite = (scope: string | undefined) =>
   scopesOf(scope).some((item) => item === WRITE_SCOPE || item === LEGACY_SCOPE)
 
+/**
+ * The scope an access token is issued with: one of the two accesses, in the published scopes (a legacy `mcp`, or
+ * `content:write` alone, is read and edit).
+ */
+export const tokenScopeOf = (scope: string) => (allowsWrite(scope) ? READ_AND_EDIT : READ_ONLY)
+
 /** Whether every scope of `requested` is within `granted` (a refresh may narrow, never widen). */
 export const withinGranted = (requested: string, granted: string) =>
-  scopesOf(requested).every((item) =>
-    item === READ_SCOPE || item === LEGACY_SCOPE ? true : item === WRITE_SCOPE && allowsWrite(granted)
-  )
+  // `mcp` means both, so it asks for content:write as well.
+  !allowsWrite(requested) || allowsWrite(granted)
 
 /** Whether a requested scope is made only of scopes this service knows. */
 export const isKnownScope = (scope: string) =>

@@ -8,7 +8,7 @@ import { REFRESH_GRACE_SECONDS } from "./Metadata.js"
 import { verifierMatches } from "./Pkce.js"
 import { OAuthRepo } from "./Repo.js"
 import { invalidGrant, invalidRequest, invalidTarget, OAuthError } from "./Responses.js"
-import { isKnownScope, SCOPES_SUPPORTED, withinGranted } from "./Scopes.js"
+import { isKnownScope, SCOPES_SUPPORTED, tokenScopeOf, withinGranted } from "./Scopes.js"
 
 export const CODE_PREFIX = "cbs_ac_"
 export const ACCESS_TOKEN_PREFIX = "cbs_at_"
@@ -38,8 +38,12 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
     const sql = yield* SqlClient.SqlClient
     const { oauthAccessTokenSeconds } = yield* AppConfig
 
-    /** Issues an access token, and a refresh token to clients registered for that grant, within `grantId`. */
-    const issue = (grantId: number, client: ClientRow, scope: string, now: number) =>
+    /**
+     * Issues an access token, and a refresh token to clients registered for that grant, within `grantId`. `scope` is
+     * the one answered; `narrowed` is the token's own scope when a refresh asked for less than the grant has (null:
+     * the token follows its grant, whose scope the person may change on the connection page).
+     */
+    const issue = (grantId: number, client: ClientRow, scope: string, now: number, narrowed: string | null = null) =>
       Effect.gen(function* () {
         const accessToken = newSecret(ACCESS_TOKEN_PREFIX)
         const refreshToken = newSecret(REFRESH_TOKEN_PREFIX)
@@ -48,6 +52,7 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
           grant_id: grantId,
           access_hash: hashSecret(accessToken),
           access_expires_at: iso(now + oauthAccessTokenSeconds * 1000),
+          access_scope: narrowed,
           refresh: refreshable
             ? { hash: hashSecret(refreshToken), expires_at: iso(now + REFRESH_SECONDS * 1000) }
             : undefined,
@@ -173,7 +178,9 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
       if (request.resource !== undefined && request.resource !== request.serverResource) {
         return yield* invalidTarget(`This server issues tokens only for ${request.serverResource}.`)
       }
-      if (request.scope !== undefined && !isKnownScope(request.scope)) {
+      // An empty scope parameter asks for nothing in particular, like none (RFC 6749 §6: the scope granted).
+      const asked = request.scope === undefined || request.scope.trim() === "" ? undefined : request.scope
+      if (asked !== undefined && !isKnownScope(asked)) {
         return yield* new OAuthError({
           error: "invalid_scope",
           description: `The scopes are ${SCOPES_SUPPORTED.join(" and ")}.`
@@ -189,24 +196,21 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
               now: iso(now),
               graceStart: iso(now - REFRESH_GRACE_SECONDS * 1000)
             })
-            if (
-              Option.isSome(grant) &&
-              request.scope !== undefined &&
-              !withinGranted(request.scope, grant.value.scope)
-            ) {
-              // A refresh never widens what the person allowed: that takes a new authorization.
-              return yield* Effect.fail(
-                new OAuthError({
-                  error: "invalid_scope",
-                  description: `This connection was allowed ${grant.value.scope} only; ask the person again to widen it.`
-                })
-              )
+            if (Option.isNone(grant)) return Option.none<TokenResponse>()
+            const granted = grant.value.scope
+            if (asked !== undefined && !withinGranted(asked, granted)) {
+              // A refresh never widens what the person allowed: that takes a new authorization. Failing here rolls
+              // the transaction back, so the refresh token stays as it was.
+              return yield* new OAuthError({
+                error: "invalid_scope",
+                description: `This connection was allowed ${tokenScopeOf(granted)} only, and a refresh cannot add to it. Connect again (sign in again and choose Read and edit) to allow more.`
+              })
             }
-            return yield* Option.match(grant, {
-              onNone: () => Effect.succeed(Option.none<TokenResponse>()),
-              onSome: (g) => Effect.map(issue(g.grant_id, client, g.scope, now), Option.some)
-            })
-          }).pipe(sql.withTransaction, Effect.orDie)
+            // A refresh may narrow the access token (RFC 6749 §6); the grant, and so the next refresh, keep theirs.
+            const scope = tokenScopeOf(asked ?? granted)
+            const narrowed = scope === tokenScopeOf(granted) ? null : scope
+            return Option.some(yield* issue(grant.value.grant_id, client, scope, now, narrowed))
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
         : Option.none<TokenResponse>()
       if (Option.isSome(issued)) return issued.value
       const reusedGrant = yield* repo.grantOfUsedRefreshToken(hash, client.client_id)
@@ -243,7 +247,7 @@ export class OAuthTokens extends Effect.Service<OAuthTokens>()("OAuth/Tokens", {
         const owner = yield* repo.accessTokenOwner(hash)
         if (owner === undefined) return
         if (owner.client_id !== client.client_id) return yield* notTheirs
-        yield* repo.expireAccessToken(hash, now)
+        yield* repo.revokeAccessToken(hash, now)
       }
     })
 

@@ -20,6 +20,7 @@ import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
 import { RequestBaseLive } from "../Http/PublicUrl.js"
 import { RequestBodyLive } from "../Http/RequestBodies.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
+import { AuthFailures } from "../Limits/AuthFailures.js"
 import { Limits } from "../Limits/Limits.js"
 import { RequestLimitLive } from "../Limits/RequestLimit.js"
 import { McpRoutesLive } from "../Mcp/Http.js"
@@ -56,6 +57,7 @@ export const ServicesLive = Layer.mergeAll(
   Stats.Default,
   ArticleEdits.Default,
   Limits.Default,
+  AuthFailures.Default,
   AuditLog.Default,
   Accounts.Default,
   ApiKeys.Default,
