@@ -113,16 +113,23 @@ const hasBody = (request: Http.IncomingMessage) =>
 /**
  * Answers 408 `request_timeout` when a request's body stops arriving (no byte for `stallMs`), then closes the
  * connection. Without it the request would wait for its body until its deadline, and the connection would then be
- * closed with no answer at all (the body's stream is destroyed with the handler that reads it). The connection's
- * idle timer does the watching: it is reset by every byte that arrives, and it is the request's only while the body
- * is incomplete (node:http hands `timeout` to the request only then, and sets its own keep-alive timer afterwards).
+ * closed with no answer at all (the body's stream is destroyed with the handler that reads it). The connection's count
+ * of bytes read is looked at every `stallMs` (node:http reads the socket itself, so there are no `data` events to
+ * watch, and the socket's idle timer would also run while the handler works, once the body is in); the watch ends
+ * when the body is complete or the response is done.
  */
 const answerBodyStall = (request: Http.IncomingMessage, response: Http.ServerResponse, stallMs: number) => {
   if (request.complete || !hasBody(request)) return
-  request.setTimeout(stallMs, () => {
-    // The body arrived: the rest of the request (the handler at work) is the deadline's to bound.
-    if (request.complete) return void request.socket.setTimeout(0)
-    if (response.headersSent) return void request.socket.destroy()
+  const socket = request.socket
+  let seen = socket.bytesRead
+  const watch = setInterval(() => {
+    if (request.complete) return clearInterval(watch)
+    if (socket.bytesRead !== seen) {
+      seen = socket.bytesRead
+      return
+    }
+    clearInterval(watch)
+    if (response.headersSent) return void socket.destroy()
     const body = JSON.stringify(
       publicError(
         new RequestTimeout({
@@ -140,7 +147,8 @@ const answerBodyStall = (request: Http.IncomingMessage, response: Http.ServerRes
       connection: "close"
     })
     response.end(body)
-  })
+  }, stallMs).unref()
+  response.on("close", () => clearInterval(watch))
 }
 
 /**
