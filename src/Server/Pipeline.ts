@@ -85,7 +85,9 @@ const platformFallback = (response: HttpServerResponse.HttpServerResponse) =>
  */
 const errorBodyOf = (status: number, requestId: string, method: string) =>
   status === 503
-    ? unavailableResponse("The service could not answer the request in time; retry in a second.")
+    ? unavailableResponse(
+        "The service stopped the request before it could answer it (it is shutting down); retry in a second."
+      )
     : errorResponse(new InternalError({ message: internalErrorMessage(requestId, method) }))
 
 /** Headers every response carries: its request id, and what protects any response whatever its type. */
