@@ -2,7 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { documentAnnotation, templateServer } from "./Api/OpenApiDocument.js"
 import { ArticlesApi } from "./Articles/Api.js"
 import { BacklinksApi } from "./Backlinks/Api.js"
-import { InternalErrorBody, PayloadTooLargeBody, UnavailableBody } from "./Domain/Errors.js"
+import { InternalErrorBody, PayloadTooLargeBody, RequestTimeoutBody, UnavailableBody } from "./Domain/Errors.js"
 import { MetaApi } from "./Meta/Api.js"
 import { SitesApi } from "./Sites/Api.js"
 import { StatsApi } from "./Stats/Api.js"
@@ -13,8 +13,10 @@ export class Api extends HttpApi.make("content-backlink-service")
   .add(BacklinksApi)
   .add(StatsApi)
   .add(MetaApi)
-  // Answered for any route: a body over the cap before it is read, a failure, a request while starting or stopping.
+  // Answered for any route: a body over the cap before it is read, a body that stops arriving, a failure, a request
+  // while starting or stopping (or past its deadline).
   .addError(PayloadTooLargeBody)
+  .addError(RequestTimeoutBody)
   .addError(InternalErrorBody)
   .addError(UnavailableBody)
   .prefix("/api/v1")

@@ -78,6 +78,11 @@ export const AppConfig = Config.all({
   /** Longest a request may run before it is answered with an error. */
   requestTimeoutSeconds: Config.integer("REQUEST_TIMEOUT_SECONDS").pipe(Config.withDefault(30)),
   /**
+   * Longest a request body may pause (no bytes arriving) before the request is answered 408 `request_timeout` and its
+   * connection closed.
+   */
+  bodyStallSeconds: Config.integer("BODY_STALL_SECONDS").pipe(Config.withDefault(10)),
+  /**
    * Password checks (scrypt, at sign-in) that may run at once; a few more wait, the rest are answered 503. By default
    * one less than libuv's thread pool (UV_THREADPOOL_SIZE, 4 unless set), which scrypt shares with file reads and DNS.
    */

@@ -102,7 +102,9 @@ describe("the server before and after its handler", () => {
     "a request on a server that listens but has no handler yet, or no longer, is answered 503 unavailable",
     () =>
       Effect.gen(function* () {
-        const context = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+        const context = yield* Layer.build(
+          NodeHttpServer.layer(() => createServer({ bodyStallMs: 10_000 }), { port: 0, host: "127.0.0.1" })
+        )
         const server = yield* Effect.provide(HttpServer.HttpServer, context)
         const port = server.address._tag === "TcpAddress" ? server.address.port : 0
 
@@ -133,7 +135,9 @@ const sendRaw = (port: number, bytes: string) =>
 
 describe("requests node:http cannot parse", () => {
   const served = Effect.gen(function* () {
-    const context = yield* Layer.build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    const context = yield* Layer.build(
+      NodeHttpServer.layer(() => createServer({ bodyStallMs: 10_000 }), { port: 0, host: "127.0.0.1" })
+    )
     const server = yield* Effect.provide(HttpServer.HttpServer, context)
     yield* HttpServer.serveEffect(HttpServerResponse.text("ok")).pipe(Effect.provide(context))
     return server.address._tag === "TcpAddress" ? server.address.port : 0

@@ -253,6 +253,16 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
 }
 export const MethodNotAllowedBody = wire(MethodNotAllowed)
 
+export class RequestTimeout extends Schema.TaggedError<RequestTimeout>()("RequestTimeout", messageOnly) {
+  static readonly answer: PublicAnswer = {
+    error: "request_timeout",
+    status: 408,
+    description:
+      "The request body stopped arriving (nothing for BODY_STALL_SECONDS), or the request did not arrive in time; the connection is closed after this answer."
+  }
+}
+export const RequestTimeoutBody = wire(RequestTimeout)
+
 export class Unavailable extends Schema.TaggedError<Unavailable>()("Unavailable", messageOnly) {
   static readonly answer: PublicAnswer = {
     error: "unavailable",

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Context, Effect, FiberRef, HashMap, Option } from "effect"
-import { InternalError, NotFound, PayloadTooLarge } from "../Domain/Errors.js"
+import { InternalError, MethodNotAllowed, NotFound, PayloadTooLarge } from "../Domain/Errors.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
 import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
 import { bodyCapOf } from "../Http/RequestBodies.js"
@@ -10,7 +10,16 @@ import { pathOf } from "../Http/RequestPath.js"
 import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
 
 /**
+ * The methods the service answers (on some route). Any other (TRACE, PROPFIND, …, and CONNECT, see StartupGate.ts) is
+ * 405 `method_not_allowed` with these in `Allow`.
+ */
+export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
+
+const served: ReadonlySet<string> = new Set(SERVED_METHODS)
+
+/**
  * What holds for requests from the network, before the application sees them:
+ * - a method the service does not answer anywhere is 405 with `Allow`;
  * - a `;` in a path names no route. The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
  *   `;` as the start of parameters), so such a path is answered 404 before routing;
  * - a body declared larger than its route's cap is refused with 413 before it is read, and one that does not declare
@@ -22,6 +31,16 @@ import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
 export const fromNetwork = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const path = pathOf(request.url)
+    if (!served.has(request.method)) {
+      return Effect.succeed(
+        errorResponse(
+          new MethodNotAllowed({
+            message: `This service does not take ${request.method}; it takes ${SERVED_METHODS.join(", ")}.`
+          }),
+          { allow: SERVED_METHODS.join(", ") }
+        )
+      )
+    }
     if (path.includes(";")) {
       return Effect.succeed(errorResponse(new NotFound({ message: `No route for ${request.method} ${path}.` })))
     }
@@ -66,7 +85,9 @@ const platformFallback = (response: HttpServerResponse.HttpServerResponse) =>
  */
 const errorBodyOf = (status: number, requestId: string, method: string) =>
   status === 503
-    ? unavailableResponse("The service could not answer the request in time; retry in a second.")
+    ? unavailableResponse(
+        "The service stopped the request before it could answer it (it is shutting down); retry in a second."
+      )
     : errorResponse(new InternalError({ message: internalErrorMessage(requestId, method) }))
 
 /** Headers every response carries: its request id, and what protects any response whatever its type. */

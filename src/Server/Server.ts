@@ -120,7 +120,13 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
     Layer.provideMerge(MediaLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(RequestBaseLive),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, listen)),
+    Layer.provideMerge(
+      Layer.unwrapEffect(
+        Effect.map(AppConfig, ({ bodyStallSeconds }) =>
+          NodeHttpServer.layer(() => createServer({ bodyStallMs: bodyStallSeconds * 1000 }), listen)
+        )
+      )
+    ),
     // Spans (of requests, statements and Effect.fn calls) only when they are exported.
     Layer.provide(TracingLive)
   )
