@@ -1,8 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AgentTool } from "../Api/AgentTool.js"
+import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
-import { sendsHeader } from "../Api/OpenApiDocument.js"
 import { ArticlePath, SitePath } from "../Api/Paths.js"
 import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {

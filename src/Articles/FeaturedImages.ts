@@ -4,7 +4,8 @@ import type { Preview } from "../Domain/ArticleEdits.js"
 import { ValidationError } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { MediaStore } from "../Media/MediaStore.js"
-import { ArticleEdits, type EditContext } from "./Edits.js"
+import type { EditContext } from "./Changes.js"
+import { ArticleEdits } from "./Edits.js"
 
 /** An uploaded image: a file the request parser wrote to disk, or bytes (the agent tool's base64). */
 export type ImageUpload =

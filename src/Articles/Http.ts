@@ -10,7 +10,8 @@ import type { ArticleId } from "../Domain/Ids.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 import { EditResponse, FeaturedImageResponse } from "./Api.js"
 import { Articles } from "./Articles.js"
-import { ArticleEdits, type EditContext } from "./Edits.js"
+import type { EditContext } from "./Changes.js"
+import { ArticleEdits } from "./Edits.js"
 import { FeaturedImages } from "./FeaturedImages.js"
 
 const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)

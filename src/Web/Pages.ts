@@ -5,7 +5,9 @@ import { ActivityRoutesLive } from "./ActivityRoutes.js"
 import { ArticleRoutesLive } from "./ArticleRoutes.js"
 import { Assistants } from "./Assistants.js"
 import { ConnectionRoutesLive } from "./ConnectionRoutes.js"
+import { FeaturedImageRoutesLive } from "./FeaturedImageRoutes.js"
 import { PageGuard } from "./Guard.js"
+import { RevisionRoutesLive } from "./RevisionRoutes.js"
 import { SitesRoutesLive } from "./SitesRoutes.js"
 
 /**
@@ -17,5 +19,7 @@ export const WebPagesLive = Layer.mergeAll(
   SitesRoutesLive,
   ConnectionRoutesLive,
   ArticleRoutesLive,
+  FeaturedImageRoutesLive,
+  RevisionRoutesLive,
   ActivityRoutesLive
 ).pipe(Layer.provide([PageGuard.Default, Assistants.Default]), Layer.provide(RequestBaseLive))
