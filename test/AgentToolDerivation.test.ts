@@ -11,8 +11,8 @@ import { Api } from "../src/Api.js"
 import { strictBody } from "../src/Domain/ArticleEdits.js"
 import type { Credential } from "../src/Domain/Credential.js"
 import { AccountId, PathId } from "../src/Domain/Ids.js"
-import { answerTool } from "../src/Mcp/Http.js"
 import { ApplicationApp } from "../src/Mcp/InProcess.js"
+import { answerTool } from "../src/Mcp/ToolCalls.js"
 import { deriveTools } from "../src/Mcp/Tools.js"
 
 const NoteId = Schema.Number.pipe(Schema.int(), Schema.positive(), Schema.brand("NoteId"))

@@ -1,6 +1,6 @@
 import { Either } from "effect"
 import { ValidationError } from "../Domain/Errors.js"
-import type { Tool, ToolRoute } from "./Tools.js"
+import { schemasAt, type Tool, type ToolRoute } from "./Tools.js"
 
 type Args = Readonly<Record<string, unknown>>
 
@@ -47,7 +47,7 @@ export const planToolRequest = (tool: Tool, given: Args): Either.Either<ToolCall
     const args = Object.fromEntries(
       Object.entries(given).filter(([name, value]) => value !== null || !tool.absentWhenNull.includes(name))
     )
-    const known = Object.keys((tool.inputSchema["properties"] ?? {}) as object)
+    const known = Object.keys(schemasAt(tool.inputSchema, "properties"))
     const unknown = Object.keys(args).find((name) => !known.includes(name))
     if (unknown !== undefined) {
       return yield* Either.left(
@@ -121,7 +121,7 @@ export const toolRequest = ({ route, url, headers, body, fields }: ToolCallPlan)
   }
   const form = new FormData()
   for (const [name, value] of fields) {
-    if (route.fileArgs.includes(name)) form.append(name, new Blob([Buffer.from(value as string, "base64")]), name)
+    if (route.fileArgs.includes(name)) form.append(name, new Blob([Buffer.from(textOf(value), "base64")]), name)
     else form.append(name, textOf(value))
   }
   return new Request(url, { method: route.method, headers, body: form })

@@ -45,6 +45,23 @@ interface Part {
 
 const isObject = (u: unknown): u is JsonSchema => typeof u === "object" && u !== null && !Array.isArray(u)
 
+/** The schemas a keyword of `json` holds by name (`properties`); none when it holds none. */
+export const schemasAt = (json: JsonSchema, keyword: string): Record<string, JsonSchema> => {
+  const value = json[keyword]
+  if (!isObject(value)) return {}
+  return Object.fromEntries(
+    Object.entries(value).flatMap(
+      ([name, schema]): Array<[string, JsonSchema]> => (isObject(schema) ? [[name, schema]] : [])
+    )
+  )
+}
+
+/** The names a keyword of `json` lists (`required`); none when it lists none. */
+const namesAt = (json: JsonSchema, keyword: string): ReadonlyArray<string> => {
+  const value = json[keyword]
+  return Array.isArray(value) ? value.filter((name): name is string => typeof name === "string") : []
+}
+
 /**
  * A JSON Schema as a tool shows it: references inlined, and no `title` keywords (the schema library names its
  * refinements there, e.g. `maxLength(2000)`, which means nothing to an assistant).
@@ -100,6 +117,12 @@ const outputShape = (node: unknown): unknown => {
   return out
 }
 
+/** The output schema a tool shows for a success schema (see `outputShape`). */
+const outputShapeOf = (ast: SchemaAST.AST): JsonSchema => {
+  const shape = outputShape(jsonSchemaOf(ast))
+  return isObject(shape) ? shape : {}
+}
+
 /** Whether a schema admits null already (a null it is given then means something of its own, and is passed on). */
 const admitsNull = (schema: JsonSchema): boolean =>
   schema["type"] === "null" ||
@@ -125,16 +148,18 @@ const orNull = (schema: JsonSchema): JsonSchema => {
 const jsonSchemaOf = (ast: SchemaAST.AST): JsonSchema => {
   const definitions: Record<string, JSONSchema.JsonSchema7> = {}
   const schema = JSONSchema.fromAST(ast, { definitions, topLevelReferenceStrategy: "skip" })
-  return toolSchema(schema, definitions) as JsonSchema
+  const shown = toolSchema(schema, definitions)
+  return isObject(shown) ? shown : {}
 }
 
 const partOf = (schema: Option.Option<Schema.Schema.All>, rename: (name: string) => string = (name) => name): Part => {
   if (Option.isNone(schema)) return { properties: {}, required: [] }
   const json = jsonSchemaOf(schema.value.ast)
-  const properties = (json["properties"] ?? {}) as Record<string, JsonSchema>
   return {
-    properties: Object.fromEntries(Object.entries(properties).map(([name, value]) => [rename(name), value])),
-    required: ((json["required"] ?? []) as ReadonlyArray<string>).map(rename)
+    properties: Object.fromEntries(
+      Object.entries(schemasAt(json, "properties")).map(([name, value]) => [rename(name), value])
+    ),
+    required: namesAt(json, "required").map(rename)
   }
 }
 
@@ -143,16 +168,16 @@ const isFileField = (schema: JsonSchema) =>
 
 /** The payload's alternatives (JSON, multipart): a field a tool must send is one every alternative requires. */
 const payloadOf = (schema: Option.Option<Schema.Schema.All>) => {
-  if (Option.isNone(schema)) return { part: partOf(Option.none()), fileArgs: [] as Array<string> }
+  const fileArgs: Array<string> = []
+  if (Option.isNone(schema)) return { part: partOf(Option.none()), fileArgs }
   const ast = schema.value.ast
   const members = ast._tag === "Union" ? ast.types : [ast]
   const properties: Record<string, JsonSchema> = {}
-  const fileArgs: Array<string> = []
   let required: ReadonlyArray<string> | undefined
   for (const member of members) {
     const multipart = HttpApiSchema.getMultipart(member) !== undefined
     const json = jsonSchemaOf(member)
-    for (const [name, value] of Object.entries((json["properties"] ?? {}) as Record<string, JsonSchema>)) {
+    for (const [name, value] of Object.entries(schemasAt(json, "properties"))) {
       if (multipart && isFileField(value)) {
         fileArgs.push(name)
         properties[name] = {
@@ -165,7 +190,7 @@ const payloadOf = (schema: Option.Option<Schema.Schema.All>) => {
         properties[name] ??= value
       }
     }
-    const memberRequired = (json["required"] ?? []) as ReadonlyArray<string>
+    const memberRequired = namesAt(json, "required")
     required = required === undefined ? memberRequired : required.filter((name) => memberRequired.includes(name))
   }
   return { part: { properties, required: required ?? [] }, fileArgs }
@@ -202,12 +227,12 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
       const headers = partOf(endpoint.headersSchema, headerArg)
       const payload = payloadOf(endpoint.payloadSchema)
       const pathParams = Option.match(endpoint.pathSchema, {
-        onNone: () => [] as Array<string>,
-        onSome: (schema) => Object.keys((jsonSchemaOf(schema.ast)["properties"] ?? {}) as JsonSchema)
+        onNone: (): Array<string> => [],
+        onSome: (schema) => Object.keys(schemasAt(jsonSchemaOf(schema.ast), "properties"))
       })
       const headerNames = Option.match(endpoint.headersSchema, {
-        onNone: () => [] as Array<string>,
-        onSome: (schema) => Object.keys((jsonSchemaOf(schema.ast)["properties"] ?? {}) as JsonSchema)
+        onNone: (): Array<string> => [],
+        onSome: (schema) => Object.keys(schemasAt(jsonSchemaOf(schema.ast), "properties"))
       })
       found.push({
         spec,
@@ -225,7 +250,7 @@ export const deriveTools = <Id extends string, Groups extends HttpApiGroup.HttpA
           properties: { ...path.properties, ...query.properties, ...headers.properties, ...payload.part.properties },
           required: [...path.required, ...query.required, ...headers.required, ...payload.part.required]
         },
-        output: outputShape(jsonSchemaOf(endpoint.successSchema.ast)) as JsonSchema
+        output: outputShapeOf(endpoint.successSchema.ast)
       })
     }
   })
