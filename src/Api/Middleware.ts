@@ -9,7 +9,7 @@ import {
 import { Context, Effect, Option } from "effect"
 import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
 import type { CallOrigin, Credential } from "../Domain/Credential.js"
-import { RateLimitedBody, Unauthorized, UnauthorizedBody, ValidationErrorBody } from "../Domain/Errors.js"
+import { RateLimited, Unauthorized, ValidationError } from "../Domain/Errors.js"
 
 /** Where a credential stands in its current one-minute window, once the request being served is counted. */
 export interface RequestAllowance {
@@ -68,7 +68,7 @@ export const CurrentCredential: Effect.Effect<Credential, never, CurrentCaller> 
  * the other header holds a valid one. The request is counted against its credential's limit here.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Api/Authentication", {
-  failure: UnauthorizedBody,
+  failure: Unauthorized.Body,
   provides: CurrentCaller,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
@@ -109,7 +109,7 @@ export class CallLog extends HttpApiMiddleware.Tag<CallLog>()("Api/CallLog", { p
 
 /** The per-credential request limit of every authenticated endpoint (after `Authentication`). */
 export class RequestLimit extends HttpApiMiddleware.Tag<RequestLimit>()("Api/RequestLimit", {
-  failure: RateLimitedBody
+  failure: RateLimited.Body
 }) {}
 
 /**
@@ -118,7 +118,7 @@ export class RequestLimit extends HttpApiMiddleware.Tag<RequestLimit>()("Api/Req
  * before the body is read, rather than a misleading message about its fields; JSON nested too deep is refused too.
  */
 export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Api/RequestBody", {
-  failure: ValidationErrorBody,
+  failure: ValidationError.Body,
   provides: HttpServerRequest.HttpServerRequest
 }) {}
 

@@ -5,7 +5,7 @@ import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/
 import { Api } from "../Api.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
-import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
+import { EditLimitExceeded } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 import { EditResponse, FeaturedImageResponse } from "./Api.js"
@@ -13,7 +13,7 @@ import { Articles } from "./Articles.js"
 import { ArticleEdits, type EditContext } from "./Edits.js"
 import { FeaturedImages } from "./FeaturedImages.js"
 
-const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
+const encodeEditLimit = Schema.encodeSync(EditLimitExceeded.Body)
 const encodeEditResponse = Schema.encodeSync(EditResponse)
 const encodeFeaturedImageResponse = Schema.encodeSync(FeaturedImageResponse)
 const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)
