@@ -2,7 +2,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { type Cause, Data, Predicate, Schema } from "effect"
 import { ProtectedLink } from "./Article.js"
 
-/** The seconds a 503 `unavailable` tells its client to wait before it retries. */
+/** The seconds a 503 `unavailable` tells its client to wait before it retries, unless it says otherwise. */
 export const RETRY_UNAVAILABLE_SECONDS = 1
 
 /**
@@ -190,9 +190,14 @@ export class RateLimited extends PublicError<RateLimited>()(
     error: "rate_limited",
     status: 429,
     description:
-      "More requests in a minute than the credential's limit (RateLimit-Limit); Retry-After gives the seconds to wait."
+      "More requests in a minute than the credential's limit (RateLimit-Limit); Retry-After gives the seconds to wait.",
+    headers: { "retry-after": "retry_after" }
   },
-  withLimit
+  {
+    ...withLimit,
+    /** Seconds until the credential's window resets. */
+    retry_after: Schema.optional(Schema.Number)
+  }
 ) {}
 
 export class PayloadTooLarge extends PublicError<PayloadTooLarge>()(
@@ -268,7 +273,7 @@ export class EditLimitExceeded extends PublicError<EditLimitExceeded>()(
   },
   {
     ...withLimit,
-    /** Seconds to the next UTC midnight; sent as the Retry-After header, not in the body. */
+    /** Seconds to the next UTC midnight. */
     retry_after: Schema.optional(Schema.Number)
   }
 ) {}
@@ -320,10 +325,27 @@ export class Unavailable extends PublicError<Unavailable>()(
     error: "unavailable",
     status: 503,
     description:
-      "The service is starting or shutting down, too busy to take the request on, or could not finish it within its deadline (REQUEST_TIMEOUT_SECONDS); retry after the seconds in Retry-After."
+      "The service is starting or shutting down, too busy to take the request on, or could not finish it within its deadline (REQUEST_TIMEOUT_SECONDS); retry after the seconds in Retry-After.",
+    headers: { "retry-after": "retry_after" }
   },
-  messageOnly
+  {
+    message,
+    /** Seconds to wait before a retry. */
+    retry_after: Schema.optionalWith(Schema.Number, { default: () => RETRY_UNAVAILABLE_SECONDS })
+  }
 ) {}
+
+/** The public error class of a value, when it is one. */
+const publicClassOf = (error: unknown) => {
+  const cls: unknown = Predicate.isObject(error) ? error.constructor : undefined
+  return isPublicErrorClass(cls) ? cls : undefined
+}
+
+/**
+ * Whether an error is answered with headers of its own (`Retry-After`), which `publicError` writes and the HttpApi
+ * encoder, which writes bodies only, does not.
+ */
+export const answersWithHeaders = (error: unknown) => publicClassOf(error)?.answer.headers !== undefined
 
 /** A public error's answer: its status, its body and the headers its fields give. */
 export interface PublicResponse {
@@ -339,10 +361,8 @@ export interface PublicResponse {
  * header) answers with it.
  */
 export const publicError = (error: unknown): PublicResponse => {
-  const cls: unknown = Predicate.isObject(error) ? error.constructor : undefined
-  if (!isPublicErrorClass(cls)) {
-    return publicError(new InternalError({ message: "Something went wrong on our side." }))
-  }
+  const cls = publicClassOf(error)
+  if (cls === undefined) return publicError(new InternalError({ message: "Something went wrong on our side." }))
   const headers: Record<string, string> = {}
   for (const [header, field] of Object.entries(cls.answer.headers ?? {})) {
     const value = Predicate.hasProperty(error, field) ? error[field] : undefined

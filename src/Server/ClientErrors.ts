@@ -3,7 +3,14 @@ import { Cause, Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
-import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
+import {
+  answersWithHeaders,
+  ImageTooLarge,
+  InternalError,
+  NotFound,
+  PayloadTooLarge,
+  ValidationError
+} from "../Domain/Errors.js"
 import { isNoRecord } from "../Domain/Ids.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
 import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
@@ -121,7 +128,12 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
             )
           )
         }
-        // What is left are the declared API errors, which the framework encodes.
+        // A declared error with headers of its own (Retry-After) is answered here with them; the framework's encoder
+        // writes only its body.
+        if (Option.isSome(failure) && answersWithHeaders(failure.value)) {
+          return Effect.succeed(errorResponse(failure.value))
+        }
+        // What is left are the other declared API errors, which the framework encodes.
         return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause as Cause.Cause<never>)
       })
     )
