@@ -341,11 +341,8 @@ const publicClassOf = (error: unknown) => {
   return isPublicErrorClass(cls) ? cls : undefined
 }
 
-/**
- * Whether an error is answered with headers of its own (`Retry-After`), which `publicError` writes and the HttpApi
- * encoder, which writes bodies only, does not.
- */
-export const answersWithHeaders = (error: unknown) => publicClassOf(error)?.answer.headers !== undefined
+/** Whether a value is a public error (see `PublicError`), answered as its class says. */
+export const isPublicError = (error: unknown) => publicClassOf(error) !== undefined
 
 /** A public error's answer: its status, its body and the headers its fields give. */
 export interface PublicResponse {
