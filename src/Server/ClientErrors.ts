@@ -30,12 +30,6 @@ import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
 /** Room for a multipart part's own headers on top of the 10 MiB image. */
 const MULTIPART_PART_HEADROOM = 64 * 1024
 
-// Error responses built here rather than failed, so that every route can answer them.
-const unprocessable = (error: ValidationError) => errorResponse(error)
-const imageTooLarge = (error: ImageTooLarge) => errorResponse(error)
-const payloadTooLarge = (error: PayloadTooLarge) => errorResponse(error)
-const internal = (error: InternalError) => errorResponse(error)
-
 /** A route that does not exist: the JSON body every other 404 has. */
 const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
   errorResponse(new NotFound({ message: `No route for ${request.method} ${pathOf(request.url)}.` }))
@@ -47,7 +41,7 @@ const internalError = (cause: Cause.Cause<unknown>) =>
     const requestId = yield* RequestId
     const request = yield* HttpServerRequest.HttpServerRequest
     yield* Effect.logError("Request failed", cause)
-    return internal(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
+    return errorResponse(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
   })
 
 /**
@@ -71,12 +65,12 @@ const pastDeadline = (cause: Cause.Cause<unknown>, timedOut: RequestTimedOut) =>
 const fromMultipartError = (error: Multipart.MultipartError, cap: number) => {
   const reachedLimit = Predicate.isTagged(error.cause, "ReachedLimit")
   if (error.reason === "FileTooLarge" || (error.reason === "InternalError" && reachedLimit)) {
-    return imageTooLarge(new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES }))
+    return errorResponse(new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES }))
   }
   if (error.reason === "BodyTooLarge") {
-    return payloadTooLarge(new PayloadTooLarge({ message: "The request body is too large.", limit: cap }))
+    return errorResponse(new PayloadTooLarge({ message: "The request body is too large.", limit: cap }))
   }
-  return unprocessable(new ValidationError({ message: "The multipart body could not be read." }))
+  return errorResponse(new ValidationError({ message: "The multipart body could not be read." }))
 }
 
 /**
@@ -128,7 +122,7 @@ const answerFailure = (failure: unknown, cause: Cause.Cause<unknown>) => {
     // A path id that cannot name a record is answered as one that does not exist.
     const noRecord = failure.issues.find((issue) => isNoRecord(issue.message))
     if (noRecord !== undefined) return Effect.succeed(errorResponse(new NotFound({ message: noRecord.message })))
-    return Effect.succeed(unprocessable(fromDecodeIssues(failure.issues)))
+    return Effect.succeed(errorResponse(fromDecodeIssues(failure.issues)))
   }
   if (failure instanceof HttpServerError.RouteNotFound) return routeNotFound
   if (failure instanceof RequestTimedOut) return pastDeadline(cause, failure)
@@ -143,7 +137,7 @@ const answerDefect = (cause: Cause.Cause<never>, cap: number) => {
   if (defect instanceof Multipart.MultipartError) return Effect.succeed(fromMultipartError(defect, cap))
   if (defect instanceof HttpServerError.RequestError) {
     return Effect.succeed(
-      unprocessable(new ValidationError({ message: "The request body could not be read as its content type says." }))
+      errorResponse(new ValidationError({ message: "The request body could not be read as its content type says." }))
     )
   }
   return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause)
