@@ -2,7 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { documentAnnotation, templateServer } from "./Api/OpenApiDocument.js"
 import { ArticlesApi } from "./Articles/Api.js"
 import { BacklinksApi } from "./Backlinks/Api.js"
-import { InternalErrorBody, PayloadTooLargeBody, RequestTimeoutBody, UnavailableBody } from "./Domain/Errors.js"
+import { InternalError, PayloadTooLarge, RequestTimeout, Unavailable } from "./Domain/Errors.js"
 import { MetaApi } from "./Meta/Api.js"
 import { SitesApi } from "./Sites/Api.js"
 import { StatsApi } from "./Stats/Api.js"
@@ -15,10 +15,10 @@ export class Api extends HttpApi.make("content-backlink-service")
   .add(MetaApi)
   // Answered for any route: a body over the cap before it is read, a body that stops arriving, a failure, a request
   // while starting or stopping (or past its deadline).
-  .addError(PayloadTooLargeBody)
-  .addError(RequestTimeoutBody)
-  .addError(InternalErrorBody)
-  .addError(UnavailableBody)
+  .addError(PayloadTooLarge.Body)
+  .addError(RequestTimeout.Body)
+  .addError(InternalError.Body)
+  .addError(Unavailable.Body)
   .prefix("/api/v1")
   .annotateContext(
     OpenApi.annotations({

@@ -9,13 +9,7 @@ import {
 import { Context, Effect, Option, Schema } from "effect"
 import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
 import type { CallOrigin, Credential } from "../Domain/Credential.js"
-import {
-  type RateLimited,
-  RateLimitedBody,
-  Unauthorized,
-  UnauthorizedBody,
-  ValidationErrorBody
-} from "../Domain/Errors.js"
+import { RateLimited, Unauthorized, ValidationError } from "../Domain/Errors.js"
 
 /** Where a credential stands in its current one-minute window, once the request being served is counted. */
 export interface RequestAllowance {
@@ -75,7 +69,7 @@ export const CurrentCredential: Effect.Effect<Credential, never, CurrentCaller> 
  * in a minute, a refused key is a 429 `rate_limited`. The request is counted against its credential's limit here.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Api/Authentication", {
-  failure: Schema.Union(UnauthorizedBody, RateLimitedBody),
+  failure: Schema.Union(Unauthorized.Body, RateLimited.Body),
   provides: CurrentCaller,
   security: {
     bearer: HttpApiSecurity.bearer.pipe(
@@ -116,7 +110,7 @@ export class CallLog extends HttpApiMiddleware.Tag<CallLog>()("Api/CallLog", { p
 
 /** The per-credential request limit of every authenticated endpoint (after `Authentication`). */
 export class RequestLimit extends HttpApiMiddleware.Tag<RequestLimit>()("Api/RequestLimit", {
-  failure: RateLimitedBody
+  failure: RateLimited.Body
 }) {}
 
 /**
@@ -125,7 +119,7 @@ export class RequestLimit extends HttpApiMiddleware.Tag<RequestLimit>()("Api/Req
  * before the body is read, rather than a misleading message about its fields; JSON nested too deep is refused too.
  */
 export class RequestBody extends HttpApiMiddleware.Tag<RequestBody>()("Api/RequestBody", {
-  failure: ValidationErrorBody,
+  failure: ValidationError.Body,
   provides: HttpServerRequest.HttpServerRequest
 }) {}
 

@@ -20,19 +20,19 @@ import {
   WriteHeaders
 } from "../Domain/ArticleEdits.js"
 import {
-  DisallowedHtmlBody,
-  EditLimitExceededBody,
-  ForbiddenBody,
-  IdempotencyKeyInUseBody,
-  IdempotencyKeyReusedBody,
-  ImageTooLargeBody,
-  NotFoundBody,
-  PayloadTooLargeBody,
-  PreconditionFailedBody,
-  ProtectedLinkViolationBody,
-  ReplacementConflictBody,
-  UnsupportedImageBody,
-  ValidationErrorBody
+  DisallowedHtml,
+  EditLimitExceeded,
+  Forbidden,
+  IdempotencyKeyInUse,
+  IdempotencyKeyReused,
+  ImageTooLarge,
+  NotFound,
+  PayloadTooLarge,
+  PreconditionFailed,
+  ProtectedLinkViolation,
+  ReplacementConflict,
+  UnsupportedImage,
+  ValidationError
 } from "../Domain/Errors.js"
 import { DataResponse, ListResponse } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
@@ -42,15 +42,14 @@ import { ArticlesQuery } from "../Domain/Queries.js"
  * that may only read (a read-only API key, an assistant allowed to read only).
  */
 const WriteErrors = Schema.Union(
-  ForbiddenBody,
-  NotFoundBody,
-  ValidationErrorBody,
-  PayloadTooLargeBody,
-  EditLimitExceededBody,
-  ForbiddenBody,
-  PreconditionFailedBody,
-  IdempotencyKeyInUseBody,
-  IdempotencyKeyReusedBody
+  Forbidden.Body,
+  NotFound.Body,
+  ValidationError.Body,
+  PayloadTooLarge.Body,
+  EditLimitExceeded.Body,
+  PreconditionFailed.Body,
+  IdempotencyKeyInUse.Body,
+  IdempotencyKeyReused.Body
 )
 
 /** A write's answer: the article, and with `dry_run=true` the preview of a change that was not saved. */
@@ -74,8 +73,8 @@ export class ArticlesApi extends authenticated(
         .setPath(SitePath)
         .setUrlParams(ArticlesQuery)
         .addSuccess(ListResponse(Article, "Articles, newest published_at first (nulls last), then id descending."))
-        .addError(NotFoundBody)
-        .addError(ValidationErrorBody)
+        .addError(NotFound.Body)
+        .addError(ValidationError.Body)
         .annotate(AgentTool, {
           name: "list_articles",
           title: "List a website's articles",
@@ -95,7 +94,7 @@ export class ArticlesApi extends authenticated(
       HttpApiEndpoint.get("getArticle", "/articles/:id")
         .setPath(ArticlePath)
         .addSuccess(DataResponse(ArticleWithBody))
-        .addError(NotFoundBody)
+        .addError(NotFound.Body)
         .annotate(AgentTool, {
           name: "get_article",
           title: "Read an article",
@@ -120,8 +119,8 @@ export class ArticlesApi extends authenticated(
         .setHeaders(WriteHeaders)
         .addSuccess(EditResponse)
         .addError(WriteErrors)
-        .addError(DisallowedHtmlBody)
-        .addError(ProtectedLinkViolationBody)
+        .addError(DisallowedHtml.Body)
+        .addError(ProtectedLinkViolation.Body)
         .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
         .annotate(OpenApi.Summary, "Replace an article's title and body")
         .annotate(
@@ -137,9 +136,9 @@ export class ArticlesApi extends authenticated(
         .setHeaders(WriteHeaders)
         .addSuccess(EditResponse)
         .addError(WriteErrors)
-        .addError(ReplacementConflictBody)
-        .addError(DisallowedHtmlBody)
-        .addError(ProtectedLinkViolationBody)
+        .addError(ReplacementConflict.Body)
+        .addError(DisallowedHtml.Body)
+        .addError(ProtectedLinkViolation.Body)
         .annotate(AgentTool, {
           name: "update_article",
           title: "Edit an article",
@@ -166,8 +165,8 @@ export class ArticlesApi extends authenticated(
         .setHeaders(WriteHeaders)
         .addSuccess(FeaturedImageResponse)
         .addError(WriteErrors)
-        .addError(UnsupportedImageBody)
-        .addError(ImageTooLargeBody)
+        .addError(UnsupportedImage.Body)
+        .addError(ImageTooLarge.Body)
         .annotate(AgentTool, {
           name: "replace_featured_image",
           title: "Replace an article's featured image",

@@ -5,7 +5,6 @@ import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/
 import { Api } from "../Api.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
-import { type EditLimitExceeded, EditLimitExceededBody } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 import { EditResponse, FeaturedImageResponse } from "./Api.js"
@@ -14,26 +13,10 @@ import type { EditContext } from "./Changes.js"
 import { ArticleEdits } from "./Edits.js"
 import { FeaturedImages } from "./FeaturedImages.js"
 
-const encodeEditLimit = Schema.encodeSync(EditLimitExceededBody)
 const encodeEditResponse = Schema.encodeSync(EditResponse)
 const encodeFeaturedImageResponse = Schema.encodeSync(FeaturedImageResponse)
 const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)
 const encodePatch = Schema.encodeSync(PatchArticlePayload)
-
-/** The edit-limit 429 carries Retry-After: the seconds to the next UTC midnight. */
-const retryAfterMidnight = <A, E, R>(effect: Effect.Effect<A, E | EditLimitExceeded, R>) =>
-  Effect.catchIf(
-    effect,
-    (error): error is EditLimitExceeded =>
-      typeof error === "object" && error !== null && "_tag" in error && error._tag === "EditLimitExceeded",
-    (error) =>
-      Effect.succeed(
-        HttpServerResponse.unsafeJson(encodeEditLimit(error), {
-          status: 429,
-          headers: { "retry-after": String(error.retry_after ?? 1) }
-        })
-      )
-  )
 
 /** What makes two writes the same request for `Idempotency-Key`: method, article, query and body. */
 const requestOf = (method: string, id: ArticleId, query: unknown, body: unknown) =>
@@ -110,7 +93,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
             ? Effect.map(preview(context, id, payload), ({ article, preview }) => ({ data: article, preview }))
             : Effect.map(save(context, id, payload), (data) => ({ data }))
         return yield* once(headers, requestOf(method, id, urlParams, encode(payload)), write, encodeEditResponse)
-      }).pipe(retryAfterMidnight)
+      })
 
     return handlers
       .handle("listArticles", ({ path, urlParams }) =>
@@ -159,7 +142,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
           const write = featuredImages.replace(context, id, { upload, url: payload.url }, urlParams.dry_run === true)
           const body = { image: imageDigest, url: payload.url ?? null, reason: payload.reason ?? null }
           return yield* once(headers, requestOf("POST", id, urlParams, body), write, encodeFeaturedImageResponse)
-        }).pipe(retryAfterMidnight)
+        })
       )
   })
 ).pipe(Layer.provide([Articles.Default, ArticleEdits.Default, FeaturedImages.Default, Idempotency.Default]))

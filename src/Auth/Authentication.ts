@@ -72,10 +72,7 @@ export const NetworkDoor = Effect.gen(function* () {
   const refused = (request: HttpServerRequest.HttpServerRequest, key: string) =>
     Effect.gen(function* () {
       const throttled = yield* failures.count(request)
-      if (Option.isSome(throttled)) {
-        yield* answeredWith(429, { "retry-after": String(throttled.value.retryAfter) })
-        return yield* throttled.value.error
-      }
+      if (Option.isSome(throttled)) return yield* throttled.value
       const message = refusalMessages[yield* keys.refusal(key)]
       yield* answeredWith(401, {
         "www-authenticate": `Bearer realm="content-backlink-service", error="invalid_token", error_description="${message}"`

@@ -3,7 +3,7 @@ import { AgentTool } from "../Api/AgentTool.js"
 import { authenticated } from "../Api/Middleware.js"
 import { SitePath } from "../Api/Paths.js"
 import { Backlink } from "../Domain/Backlink.js"
-import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
 import { BacklinksQuery } from "../Domain/Queries.js"
 
@@ -13,8 +13,8 @@ export class BacklinksApi extends authenticated(
       .setPath(SitePath)
       .setUrlParams(BacklinksQuery)
       .addSuccess(ListResponse(Backlink, "Backlinks, newest acquired_at first, then id descending."))
-      .addError(NotFoundBody)
-      .addError(ValidationErrorBody)
+      .addError(NotFound.Body)
+      .addError(ValidationError.Body)
       .annotate(AgentTool, {
         name: "list_backlinks",
         title: "List a website's backlinks",

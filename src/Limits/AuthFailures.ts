@@ -15,12 +15,6 @@ export const FAILURE_COUNTER_PREFIX = "failed_authentication:"
 
 const counterKey = (address: string) => `${FAILURE_COUNTER_PREFIX}${address}`
 
-/** A client address over its failed authentications: the 429 and the seconds until its window ends. */
-export interface Throttled {
-  readonly error: RateLimited
-  readonly retryAfter: number
-}
-
 /**
  * Failed authentications per client address (the connection's own address, as sign-in tells addresses apart): an API
  * key or an access token that was presented and refused is counted here, in PostgreSQL (shared by every instance,
@@ -33,23 +27,23 @@ export class AuthFailures extends Effect.Service<AuthFailures>()("Limits/AuthFai
     const limits = yield* Limits
     const repo = yield* LimitsRepo
 
-    /** Counts a refused credential from the request's address; Some when the address is now over the limit. */
+    /** Counts a refused credential from the request's address; Some 429 (its Retry-After the window's end) when the address is now over the limit. */
     const count = Effect.fn("AuthFailures.count")(function* (request: HttpServerRequest.HttpServerRequest) {
-      if (Option.isNone(request.remoteAddress)) return Option.none<Throttled>()
+      if (Option.isNone(request.remoteAddress)) return Option.none<RateLimited>()
       const key = counterKey(request.remoteAddress.value)
       const window = yield* limits.currentWindow
       const failures = yield* repo.countUnder(key, window.iso)
       // The first failure of a window clears the address's earlier ones, as a credential's first request does.
       if (failures === 1) yield* repo.deleteEarlierWindows(key, window.iso)
-      if (failures <= FAILED_AUTHENTICATIONS_PER_MINUTE) return Option.none<Throttled>()
+      if (failures <= FAILED_AUTHENTICATIONS_PER_MINUTE) return Option.none<RateLimited>()
       const retryAfter = secondsToWindowEnd(window)
-      return Option.some<Throttled>({
-        error: new RateLimited({
+      return Option.some(
+        new RateLimited({
           message: `More than ${FAILED_AUTHENTICATIONS_PER_MINUTE} failed authentications in a minute from this address; retry after ${retryAfter} s with a valid credential.`,
-          limit: FAILED_AUTHENTICATIONS_PER_MINUTE
-        }),
-        retryAfter
-      })
+          limit: FAILED_AUTHENTICATIONS_PER_MINUTE,
+          retry_after: retryAfter
+        })
+      )
     })
 
     return { count }

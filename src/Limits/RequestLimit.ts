@@ -14,24 +14,19 @@ export const limitHeaders = (allowance: RequestAllowance, editsPerDay: number): 
   ratelimit: `"requests";r=${allowance.remaining};t=${allowance.reset}, "edits";r=${allowance.editsRemaining};t=${allowance.editsReset}`
 })
 
-/** `RateLimit-*` headers (and `Retry-After` on a 429 that has none) for every authenticated response. */
+/** `RateLimit-*` headers for every authenticated response. */
 export const withLimitHeaders = (
   response: HttpServerResponse.HttpServerResponse,
   allowance: RequestAllowance,
   editsPerDay: number
-) => {
-  const headers = limitHeaders(allowance, editsPerDay)
-  if (response.status === 429 && response.headers["retry-after"] === undefined) {
-    headers["retry-after"] = String(allowance.reset)
-  }
-  return HttpServerResponse.setHeaders(response, headers)
-}
+) => HttpServerResponse.setHeaders(response, limitHeaders(allowance, editsPerDay))
 
-/** The 429 `rate_limited` of a request over the limit. */
+/** The 429 `rate_limited` of a request over the limit; its `Retry-After` is the seconds until the window resets. */
 export const rateLimited = (allowance: RequestAllowance) =>
   new RateLimited({
     message: `More than ${allowance.limit} requests in a minute; retry after ${allowance.reset} s.`,
-    limit: allowance.limit
+    limit: allowance.limit,
+    retry_after: allowance.reset
   })
 
 /**

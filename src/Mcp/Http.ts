@@ -75,9 +75,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
       const refusedToken = (request: HttpServerRequest.HttpServerRequest, token: string, now: number) =>
         Effect.gen(function* () {
           const throttled = yield* failures.count(request)
-          if (Option.isSome(throttled)) {
-            return errorResponse(throttled.value.error, { "retry-after": String(throttled.value.retryAfter) })
-          }
+          if (Option.isSome(throttled)) return errorResponse(throttled.value)
           return unauthorized(request, tokenRefusals[yield* tokens.refusal(token, now)])
         })
 

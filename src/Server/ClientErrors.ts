@@ -1,9 +1,24 @@
-import { HttpApiBuilder, type HttpApp, HttpIncomingMessage, HttpServerRequest, Multipart } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import {
+  HttpApiBuilder,
+  HttpApiError,
+  type HttpApp,
+  HttpIncomingMessage,
+  HttpServerError,
+  HttpServerRequest,
+  Multipart
+} from "@effect/platform"
+import { Cause, Effect, Either, Option, Predicate } from "effect"
 import { Api } from "../Api.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
-import { type DecodeIssue, fromDecodeIssues } from "../Domain/DecodeIssues.js"
-import { ImageTooLarge, InternalError, NotFound, PayloadTooLarge, ValidationError } from "../Domain/Errors.js"
+import { fromDecodeIssues } from "../Domain/DecodeIssues.js"
+import {
+  ImageTooLarge,
+  InternalError,
+  isPublicError,
+  NotFound,
+  PayloadTooLarge,
+  ValidationError
+} from "../Domain/Errors.js"
 import { isNoRecord } from "../Domain/Ids.js"
 import { internalErrorMessage } from "../Http/ErrorMessages.js"
 import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
@@ -14,15 +29,6 @@ import { RequestDeadlines, RequestTimedOut } from "./Deadlines.js"
 
 /** Room for a multipart part's own headers on top of the 10 MiB image. */
 const MULTIPART_PART_HEADROOM = 64 * 1024
-
-const isTagged = (u: unknown, tag: string): u is { readonly _tag: string } =>
-  typeof u === "object" && u !== null && "_tag" in u && u._tag === tag
-
-// Error responses built here rather than failed, so that every route can answer them.
-const unprocessable = (error: ValidationError) => errorResponse(error)
-const imageTooLarge = (error: ImageTooLarge) => errorResponse(error)
-const payloadTooLarge = (error: PayloadTooLarge) => errorResponse(error)
-const internal = (error: InternalError) => errorResponse(error)
 
 /** A route that does not exist: the JSON body every other 404 has. */
 const routeNotFound = Effect.map(HttpServerRequest.HttpServerRequest, (request) =>
@@ -35,7 +41,7 @@ const internalError = (cause: Cause.Cause<unknown>) =>
     const requestId = yield* RequestId
     const request = yield* HttpServerRequest.HttpServerRequest
     yield* Effect.logError("Request failed", cause)
-    return internal(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
+    return errorResponse(new InternalError({ message: internalErrorMessage(requestId, request.method) }))
   })
 
 /**
@@ -56,23 +62,24 @@ const pastDeadline = (cause: Cause.Cause<unknown>, timedOut: RequestTimedOut) =>
   })
 
 /** Multipart limits are raised as defects by the framework; they are the client's doing. */
-const fromMultipartError = (error: { readonly reason: string; readonly cause: unknown }, cap: number) => {
-  const reachedLimit = isTagged(error.cause, "ReachedLimit")
+const fromMultipartError = (error: Multipart.MultipartError, cap: number) => {
+  const reachedLimit = Predicate.isTagged(error.cause, "ReachedLimit")
   if (error.reason === "FileTooLarge" || (error.reason === "InternalError" && reachedLimit)) {
-    return imageTooLarge(new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES }))
+    return errorResponse(new ImageTooLarge({ message: "The image is larger than 10 MiB.", limit: MAX_IMAGE_BYTES }))
   }
   if (error.reason === "BodyTooLarge") {
-    return payloadTooLarge(new PayloadTooLarge({ message: "The request body is too large.", limit: cap }))
+    return errorResponse(new PayloadTooLarge({ message: "The request body is too large.", limit: cap }))
   }
-  return unprocessable(new ValidationError({ message: "The multipart body could not be read." }))
+  return errorResponse(new ValidationError({ message: "The multipart body could not be read." }))
 }
 
 /**
  * Request hygiene and client mistakes, for every API route:
  * - schema decode failures and unreadable bodies (malformed JSON, a wrong content type), which the framework
  *   reports as a 400 or as defects, are 422 `validation_error`; an image over 10 MiB is 422 `image_too_large`;
- * - an unknown route is a JSON 404, any other defect a JSON 500 without internals.
- * Declared API errors pass through to be encoded by the framework.
+ * - an unknown route is a JSON 404, any other defect a JSON 500 without internals;
+ * - a declared error is answered by `errorResponse`, as every other door answers it: its status and body, and the
+ *   headers its fields give (Retry-After), which the framework's encoder, writing bodies only, would leave out.
  */
 export const ClientErrorsLive = HttpApiBuilder.middleware(
   Api,
@@ -97,32 +104,41 @@ const handleClientErrors = (app: HttpApp.Default, deadlines: RequestDeadlines) =
             // timeout.
             Multipart.withMaxParts(Option.some(MAX_MULTIPART_PARTS))
           )
-    return yield* bounded.pipe(
-      Effect.catchAllCause((cause) => {
-        const failure = Cause.failureOption(cause) as Option.Option<unknown>
-        if (Option.isSome(failure) && isTagged(failure.value, "HttpApiDecodeError")) {
-          const { issues } = failure.value as unknown as { readonly issues: ReadonlyArray<DecodeIssue> }
-          // A path id that cannot name a record is answered as one that does not exist.
-          const noRecord = issues.find((issue) => isNoRecord(issue.message))
-          if (noRecord !== undefined) return Effect.succeed(errorResponse(new NotFound({ message: noRecord.message })))
-          return Effect.succeed(unprocessable(fromDecodeIssues(issues)))
-        }
-        if (Option.isSome(failure) && isTagged(failure.value, "RouteNotFound")) return routeNotFound
-        if (Option.isSome(failure) && failure.value instanceof RequestTimedOut)
-          return pastDeadline(cause, failure.value)
-        const defect = Cause.dieOption(cause)
-        if (Option.isSome(defect) && isTagged(defect.value, "MultipartError")) {
-          return Effect.succeed(fromMultipartError(defect.value as unknown as Multipart.MultipartError, cap))
-        }
-        if (Option.isSome(defect) && isTagged(defect.value, "RequestError")) {
-          return Effect.succeed(
-            unprocessable(
-              new ValidationError({ message: "The request body could not be read as its content type says." })
-            )
-          )
-        }
-        // What is left are the declared API errors, which the framework encodes.
-        return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause as Cause.Cause<never>)
-      })
-    )
+    return yield* bounded.pipe(Effect.catchAllCause((cause) => answerOf(cause, cap)))
   })
+
+/**
+ * The answer to a request that failed. The framework types the app as failing with nothing, while it fails with the
+ * declared errors and its own; so the failure is read as `unknown` and narrowed here.
+ */
+const answerOf = (cause: Cause.Cause<unknown>, cap: number) =>
+  Either.match(Cause.failureOrCause(cause), {
+    onLeft: (failure) => answerFailure(failure, cause),
+    onRight: (rest) => answerDefect(rest, cap)
+  })
+
+const answerFailure = (failure: unknown, cause: Cause.Cause<unknown>) => {
+  if (failure instanceof HttpApiError.HttpApiDecodeError) {
+    // A path id that cannot name a record is answered as one that does not exist.
+    const noRecord = failure.issues.find((issue) => isNoRecord(issue.message))
+    if (noRecord !== undefined) return Effect.succeed(errorResponse(new NotFound({ message: noRecord.message })))
+    return Effect.succeed(errorResponse(fromDecodeIssues(failure.issues)))
+  }
+  if (failure instanceof HttpServerError.RouteNotFound) return routeNotFound
+  if (failure instanceof RequestTimedOut) return pastDeadline(cause, failure)
+  // A declared error: its status, its body and its headers (Retry-After), as every other door answers it.
+  if (isPublicError(failure)) return Effect.succeed(errorResponse(failure))
+  return internalError(cause)
+}
+
+/** A cause without a failure: a defect, or an interruption, which is passed on. */
+const answerDefect = (cause: Cause.Cause<never>, cap: number) => {
+  const defect = Option.getOrUndefined(Cause.dieOption(cause))
+  if (defect instanceof Multipart.MultipartError) return Effect.succeed(fromMultipartError(defect, cap))
+  if (defect instanceof HttpServerError.RequestError) {
+    return Effect.succeed(
+      errorResponse(new ValidationError({ message: "The request body could not be read as its content type says." }))
+    )
+  }
+  return Cause.isDie(cause) ? internalError(cause) : Effect.failCause(cause)
+}

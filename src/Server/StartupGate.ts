@@ -12,10 +12,11 @@ import {
 } from "../Domain/Errors.js"
 import { SERVED_METHODS } from "./Pipeline.js"
 
-/** The 503 as the error registry declares it. */
-const unavailable = JSON.stringify(
-  publicError(new Unavailable({ message: "The service is starting or shutting down; retry in a second." })).body
+/** The 503 as the error registry declares it, body and headers. */
+const unavailable = publicError(
+  new Unavailable({ message: "The service is starting or shutting down; retry in a second." })
 )
+const unavailableBody = JSON.stringify(unavailable.body)
 
 /**
  * Answers a request that no handler will: the platform listens before it attaches its request handler, and removes
@@ -24,15 +25,15 @@ const unavailable = JSON.stringify(
 const answerUnavailable = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
   // Drain the request body so that the answer is not held up by a client still sending.
   request.resume()
-  response.writeHead(503, {
+  response.writeHead(unavailable.status, {
+    ...unavailable.headers,
     "content-type": "application/json",
-    "content-length": Buffer.byteLength(unavailable),
-    "retry-after": "1",
+    "content-length": Buffer.byteLength(unavailableBody),
     "x-request-id": randomUUID(),
     "x-content-type-options": "nosniff",
     connection: "close"
   })
-  response.end(unavailable)
+  response.end(unavailableBody)
 }
 
 /** How long a connection whose request could not be parsed is still read from after its answer. */

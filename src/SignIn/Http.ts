@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
-import { RETRY_UNAVAILABLE_SECONDS } from "../Http/ErrorResponse.js"
+import { publicError } from "../Domain/Errors.js"
 import { ownOrigins } from "../Http/Origins.js"
 import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
 import { htmlResponse, messagePage } from "../Ui/Html.js"
@@ -98,7 +98,7 @@ const SignInRoutes = HttpApiBuilder.Router.use((router) =>
         if (outcome._tag === "Left") {
           if (outcome.left._tag === "Unavailable") {
             const message = "Too many sign-ins are being checked at the moment. Please try again in a second."
-            const headers = { "retry-after": String(RETRY_UNAVAILABLE_SECONDS) }
+            const { headers } = publicError(outcome.left)
             return form(request, { returnTo, email, message }, { status: 503, headers })
           }
           if (outcome.left.reason === "throttled") {

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { AgentTool } from "../Api/AgentTool.js"
 import { authenticated } from "../Api/Middleware.js"
-import { ForbiddenBody, ValidationErrorBody } from "../Domain/Errors.js"
+import { Forbidden, ValidationError } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
 import { SitesQuery } from "../Domain/Queries.js"
 import { Site } from "../Domain/Site.js"
@@ -11,8 +11,8 @@ export class SitesApi extends authenticated(
     HttpApiEndpoint.get("listSites", "/sites")
       .setUrlParams(SitesQuery)
       .addSuccess(ListResponse(Site, "The websites, in id order."))
-      .addError(ForbiddenBody)
-      .addError(ValidationErrorBody)
+      .addError(Forbidden.Body)
+      .addError(ValidationError.Body)
       .annotate(AgentTool, {
         name: "list_sites",
         title: "List websites",

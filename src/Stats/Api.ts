@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { AgentTool } from "../Api/AgentTool.js"
 import { authenticated } from "../Api/Middleware.js"
 import { SitePath } from "../Api/Paths.js"
-import { NotFoundBody, ValidationErrorBody } from "../Domain/Errors.js"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
 import { DataResponse } from "../Domain/Pagination.js"
 import { StatsQuery } from "../Domain/Queries.js"
 import { Stats } from "../Domain/Stats.js"
@@ -13,8 +13,8 @@ export class StatsApi extends authenticated(
       .setPath(SitePath)
       .setUrlParams(StatsQuery)
       .addSuccess(DataResponse(Stats))
-      .addError(NotFoundBody)
-      .addError(ValidationErrorBody)
+      .addError(NotFound.Body)
+      .addError(ValidationError.Body)
       .annotate(AgentTool, {
         name: "get_stats",
         title: "Count a website's work for a period",

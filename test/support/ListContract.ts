@@ -1,6 +1,6 @@
 import { assert, describe, type Vitest } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { ValidationErrorBody } from "../../src/Domain/Errors.js"
+import { ValidationError } from "../../src/Domain/Errors.js"
 import { type Page, PageMeta } from "../../src/Domain/Pagination.js"
 import { TestApp } from "./TestServer.js"
 
@@ -39,7 +39,7 @@ const validationErrorOf = (path: string, key: string) =>
   Effect.gen(function* () {
     const { status, json } = yield* rawGet(path, key)
     assert.strictEqual(status, 422, JSON.stringify(json))
-    return yield* Schema.decodeUnknown(ValidationErrorBody)(json)
+    return yield* Schema.decodeUnknown(ValidationError.Body)(json)
   })
 
 const idsOf = (page: { readonly data: ReadonlyArray<{ readonly id: number }> }) => page.data.map((item) => item.id)
