@@ -4,8 +4,8 @@ import { NotFound } from "../src/Domain/Errors.js"
 import { type BacklinkId, SiteId } from "../src/Domain/Ids.js"
 import type { BacklinksQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf } from "./support/ApiClient.js"
+import { dateFilterContract } from "./support/DateFilterContract.js"
 import { listContract } from "./support/ListContract.js"
-import { withSessionTimeZone } from "./support/SessionTimeZone.js"
 import {
   type BacklinkFields,
   getWithKey as get,
@@ -35,27 +35,10 @@ const listBacklinks = (key: string, siteId: SiteId, query: Partial<BacklinksQuer
 
 const idsOf = (body: { readonly data: ReadonlyArray<{ readonly id: number }> }) => body.data.map((item) => item.id)
 
-const assertValidationError = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
-  assert.strictEqual(result.status, 422)
-  assert.strictEqual(result.body.error, "validation_error")
-}
-
 const assertNotFound = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
   assert.strictEqual(result.status, 404)
   assert.strictEqual(result.body.error, "not_found")
 }
-
-/** Backlinks around the 2026-10-10 .. 2026-10-12 window. */
-const dateFixture = (siteId: SiteId) =>
-  Effect.gen(function* () {
-    const [before, firstDay, lastDay, after] = yield* makeBacklinks(siteId, [
-      { acquired_at: "2026-10-09T23:59:59Z" },
-      { acquired_at: "2026-10-10T00:00:00Z" },
-      { acquired_at: "2026-10-12T23:59:59Z" },
-      { acquired_at: "2026-10-13T00:00:00Z" }
-    ])
-    return { before: before!, firstDay: firstDay!, lastDay: lastDay!, after: after! }
-  })
 
 layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
   listContract(it, {
@@ -161,71 +144,31 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
     )
   })
 
-  describe("date filters", () => {
-    it.effect("from and to are inclusive UTC days on acquired_at", () =>
+  dateFilterContract(it, {
+    endpoint: "GET /sites/{id}/backlinks",
+    field: "acquired_at",
+    nullable: false,
+    listWith: (times) =>
       Effect.gen(function* () {
         const { key, siteId } = yield* siteOfNewAccount
-        const f = yield* dateFixture(siteId)
-        const page = yield* listBacklinks(key, siteId, { from: "2026-10-10", to: "2026-10-12" })
-        assert.deepStrictEqual(idsOf(page), [f.lastDay, f.firstDay])
-        assert.deepStrictEqual(page.meta, { page: 1, per_page: 20, total: 2, last_page: 1 })
-      })
-    )
-
-    it.effect("from alone bounds only the start", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const f = yield* dateFixture(siteId)
-        const page = yield* listBacklinks(key, siteId, { from: "2026-10-10" })
-        assert.deepStrictEqual(idsOf(page), [f.after, f.lastDay, f.firstDay])
-      })
-    )
-
-    it.effect("to alone bounds only the end", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const f = yield* dateFixture(siteId)
-        const page = yield* listBacklinks(key, siteId, { to: "2026-10-12" })
-        assert.deepStrictEqual(idsOf(page), [f.lastDay, f.firstDay, f.before])
-      })
-    )
-
-    it.effect("from and to are UTC days whatever the database session's TimeZone setting", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const f = yield* dateFixture(siteId)
-        const page = yield* withSessionTimeZone(
-          "Pacific/Kiritimati",
-          listBacklinks(key, siteId, { from: "2026-10-10", to: "2026-10-12" })
+        const ids = yield* makeBacklinks(
+          siteId,
+          times.map((acquired_at) => ({ acquired_at }))
         )
-        assert.deepStrictEqual(idsOf(page), [f.lastDay, f.firstDay])
-      })
-    )
-
-    it.effect("a date filter combines with pagination: total counts only the matching backlinks", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const f = yield* dateFixture(siteId)
-        const page = yield* listBacklinks(key, siteId, { from: "2026-10-10", per_page: 2, page: 2 })
-        assert.deepStrictEqual(idsOf(page), [f.firstDay])
-        assert.deepStrictEqual(page.meta, { page: 2, per_page: 2, total: 3, last_page: 2 })
-      })
-    )
-
-    for (const [name, query] of [
+        return {
+          key,
+          path: `/api/v1/sites/${siteId}/backlinks`,
+          ids,
+          list: (query) => listBacklinks(key, siteId, query)
+        }
+      }),
+    refused: [
       ["a malformed from (2026-10-1)", "from=2026-10-1"],
       ["a malformed to (yesterday)", "to=yesterday"],
       ["an impossible from (2026-02-30)", "from=2026-02-30"],
       ["an impossible to (2026-13-01)", "to=2026-13-01"],
       ["from after to", "from=2026-10-13&to=2026-10-12"]
-    ] as const) {
-      it.effect(`GET /sites/{id}/backlinks with ${name} is 422 validation_error`, () =>
-        Effect.gen(function* () {
-          const { key, siteId } = yield* siteOfNewAccount
-          assertValidationError(yield* get(`/api/v1/sites/${siteId}/backlinks?${query}`, key))
-        })
-      )
-    }
+    ]
   })
 
   describe("path ids", () => {
