@@ -1,40 +1,11 @@
 // @tags: engine
-import { request } from "node:http"
+import { request as rawRequest } from "node:http"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
+import { articleData, patchArticle, putArticle, request } from "./support/Http.js"
 import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
-
-/** A request with a JSON (or raw) body; the status and the parsed JSON answer. */
-const send = (
-  method: "GET" | "PUT" | "PATCH",
-  path: string,
-  options: { readonly key?: string; readonly json?: unknown; readonly raw?: string; readonly contentType?: string }
-) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const headers: Record<string, string> = {}
-    if (options.key !== undefined) headers["x-api-key"] = options.key
-    let body: string | undefined
-    if (options.json !== undefined) {
-      headers["content-type"] = "application/json"
-      body = JSON.stringify(options.json)
-    }
-    if (options.raw !== undefined) body = options.raw
-    if (options.contentType !== undefined) headers["content-type"] = options.contentType
-    const res = yield* app.fetch(path, { method, headers, ...(body === undefined ? {} : { body }) })
-    const text = yield* Effect.promise(() => res.text())
-    return { status: res.status, body: JSON.parse(text) }
-  })
-
-const put = (id: number, key: string, json: unknown) => send("PUT", `/api/v1/articles/${id}`, { key, json })
-const patch = (id: number, key: string, json: unknown) => send("PATCH", `/api/v1/articles/${id}`, { key, json })
-const getArticle = (id: number, key: string) =>
-  send("GET", `/api/v1/articles/${id}`, { key }).pipe(
-    Effect.tap((res) => assert.strictEqual(res.status, 200)),
-    Effect.map((res) => res.body.data)
-  )
 
 /** A fresh account with one website and one article built from `fields`. */
 const articleOfNewAccount = (fields?: ArticleFields) =>
@@ -87,7 +58,7 @@ const chunkedPut = (
   Effect.async<{ readonly status: number; readonly body: Record<string, unknown> }>((resume) => {
     const { hostname, port } = new URL(baseUrl)
     const headers = { "x-api-key": key, "content-type": options.contentType ?? "application/json" }
-    const req = request({ hostname, port, path, method: options.method ?? "PUT", headers }, (res) => {
+    const req = rawRequest({ hostname, port, path, method: options.method ?? "PUT", headers }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("end", () => {
@@ -121,7 +92,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("stores the body in canonical form and GET returns exactly the string PUT returned", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        const res = yield* put(id, key, {
+        const res = yield* putArticle(id, key, {
           body: '<P class="lead">Fresh <B>text</B></P><div>More <span style="color:red">words</span></div>'
         })
         assert.strictEqual(res.status, 200)
@@ -130,10 +101,10 @@ layer(TestServerLive)("article writes", (it) => {
         assert.include(canonical, "<p>Fresh <b>text</b></p>")
         assert.include(canonical, "More <span>words</span>")
         assert.notMatch(canonical, /class=|style=|<div|<P|<B/)
-        assert.strictEqual((yield* getArticle(id, key)).body, canonical)
+        assert.strictEqual((yield* articleData(id, key)).body, canonical)
         assert.strictEqual(yield* storedBody(id), canonical)
         // The canonical form is a fixed point: sending it back changes nothing.
-        const again = yield* put(id, key, { body: canonical })
+        const again = yield* putArticle(id, key, { body: canonical })
         assert.strictEqual(again.body.data.body, canonical)
         assert.deepStrictEqual(yield* revisionNumbers(id), [1])
       })
@@ -142,17 +113,17 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("stores the title trimmed", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        const res = yield* put(id, key, { title: "  A new title \t", body: "<p>Text.</p>" })
+        const res = yield* putArticle(id, key, { title: "  A new title \t", body: "<p>Text.</p>" })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.body.data.title, "A new title")
-        assert.strictEqual((yield* getArticle(id, key)).title, "A new title")
+        assert.strictEqual((yield* articleData(id, key)).title, "A new title")
       })
     )
 
     it.effect("without a title keeps the current title", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ title: "Kept title" })
-        const res = yield* put(id, key, { body: "<p>Other text.</p>" })
+        const res = yield* putArticle(id, key, { body: "<p>Other text.</p>" })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.body.data.title, "Kept title")
       })
@@ -165,9 +136,9 @@ layer(TestServerLive)("article writes", (it) => {
       it.effect(`an ${label} title is 422 validation_error and changes nothing`, () =>
         Effect.gen(function* () {
           const { key, id } = yield* articleOfNewAccount({ title: "Original", body: "<p>Original.</p>" })
-          const res = yield* put(id, key, { title, body: "<p>Changed.</p>" })
+          const res = yield* putArticle(id, key, { title, body: "<p>Changed.</p>" })
           assertError(res, 422, "validation_error")
-          const read = yield* getArticle(id, key)
+          const read = yield* articleData(id, key)
           assert.strictEqual(read.title, "Original")
           assert.strictEqual(read.body, "<p>Original.</p>")
         })
@@ -177,10 +148,10 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a 256-character title is 422 validation_error with limit 255; 255 characters are accepted", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        const res = yield* put(id, key, { title: "t".repeat(256), body: "<p>Text.</p>" })
+        const res = yield* putArticle(id, key, { title: "t".repeat(256), body: "<p>Text.</p>" })
         assertError(res, 422, "validation_error")
         assert.strictEqual(res.body.limit, 255)
-        const ok = yield* put(id, key, { title: "t".repeat(255), body: "<p>Text.</p>" })
+        const ok = yield* putArticle(id, key, { title: "t".repeat(255), body: "<p>Text.</p>" })
         assert.strictEqual(ok.status, 200)
         assert.strictEqual(ok.body.data.title, "t".repeat(255))
       })
@@ -189,7 +160,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a 2001-character reason is 422 validation_error with limit 2000", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        const res = yield* put(id, key, { body: "<p>Text.</p>", reason: "r".repeat(2001) })
+        const res = yield* putArticle(id, key, { body: "<p>Text.</p>", reason: "r".repeat(2001) })
         assertError(res, 422, "validation_error")
         assert.strictEqual(res.body.limit, 2000)
       })
@@ -198,25 +169,25 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a missing body is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        assertError(yield* put(id, key, { title: "Only a title" }), 422, "validation_error")
+        assertError(yield* putArticle(id, key, { title: "Only a title" }), 422, "validation_error")
       })
     )
 
     it.effect("a body that is not a string is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        assertError(yield* put(id, key, { body: 42 }), 422, "validation_error")
-        assertError(yield* put(id, key, { body: ["<p>x</p>"] }), 422, "validation_error")
+        assertError(yield* putArticle(id, key, { body: 42 }), 422, "validation_error")
+        assertError(yield* putArticle(id, key, { body: ["<p>x</p>"] }), 422, "validation_error")
       })
     )
 
     it.effect("a malformed JSON body is 422 validation_error, never 400 or 500", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        const res = yield* send("PUT", `/api/v1/articles/${id}`, {
+        const res = yield* request("PUT", `/api/v1/articles/${id}`, {
           key,
-          raw: '{"body": "<p>x</p>",',
-          contentType: "application/json"
+          body: '{"body": "<p>x</p>",',
+          headers: { "content-type": "application/json" }
         })
         assertError(res, 422, "validation_error")
       })
@@ -225,10 +196,10 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a text/plain body is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
-        const res = yield* send("PUT", `/api/v1/articles/${id}`, {
+        const res = yield* request("PUT", `/api/v1/articles/${id}`, {
           key,
-          raw: JSON.stringify({ body: "<p>Changed.</p>" }),
-          contentType: "text/plain"
+          body: JSON.stringify({ body: "<p>Changed.</p>" }),
+          headers: { "content-type": "text/plain" }
         })
         assertError(res, 422, "validation_error")
         assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
@@ -250,10 +221,10 @@ layer(TestServerLive)("article writes", (it) => {
       it.effect(`${label} is 422 disallowed_html naming the construct, and the body stays as it was`, () =>
         Effect.gen(function* () {
           const { key, id } = yield* articleOfNewAccount({ body: "<p>Safe original.</p>" })
-          const res = yield* put(id, key, { body })
+          const res = yield* putArticle(id, key, { body })
           assertError(res, 422, "disallowed_html")
           assert.match(res.body.message, construct)
-          assert.strictEqual((yield* getArticle(id, key)).body, "<p>Safe original.</p>")
+          assert.strictEqual((yield* articleData(id, key)).body, "<p>Safe original.</p>")
         })
       )
     }
@@ -263,10 +234,10 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("removing a protected link is 422 protected_link_violation listing it, and the body is untouched", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-        const res = yield* put(id, key, { body: "<p>Intro without the link.</p><p>Second paragraph.</p>" })
+        const res = yield* putArticle(id, key, { body: "<p>Intro without the link.</p><p>Second paragraph.</p>" })
         assertError(res, 422, "protected_link_violation")
         assert.deepStrictEqual(res.body.protected_links, [PARTNER])
-        assert.strictEqual((yield* getArticle(id, key)).body, protectedBody)
+        assert.strictEqual((yield* articleData(id, key)).body, protectedBody)
       })
     )
 
@@ -288,7 +259,7 @@ layer(TestServerLive)("article writes", (it) => {
       it.effect(`changing a protected link's ${what} is refused with protected_link_violation`, () =>
         Effect.gen(function* () {
           const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-          const res = yield* put(id, key, { body: `${body}<p>Second paragraph.</p>` })
+          const res = yield* putArticle(id, key, { body: `${body}<p>Second paragraph.</p>` })
           assertError(res, 422, "protected_link_violation")
           assert.deepInclude(res.body.protected_links, PARTNER)
           assert.strictEqual(yield* storedBody(id), protectedBody)
@@ -301,7 +272,7 @@ layer(TestServerLive)("article writes", (it) => {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
         const moved =
           '<p>Intro without it.</p><p>Second paragraph with <a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>.</p>'
-        const res = yield* put(id, key, { body: moved })
+        const res = yield* putArticle(id, key, { body: moved })
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.strictEqual(res.body.data.body, moved)
         assert.deepStrictEqual(res.body.data.protected_links, [PARTNER])
@@ -312,7 +283,7 @@ layer(TestServerLive)("article writes", (it) => {
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
         const forged = `${protectedBody}<p>And <a data-service-protected="internal" href="/about">about us</a>.</p>`
-        const res = yield* put(id, key, { body: forged })
+        const res = yield* putArticle(id, key, { body: forged })
         assertError(res, 422, "protected_link_violation")
         assert.deepStrictEqual(res.body.protected_links, [{ type: "internal", href: "/about", text: "about us" }])
         assert.strictEqual(yield* storedBody(id), protectedBody)
@@ -324,7 +295,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("applies replacements in order, each on the result of the one before", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>alpha and omega</p>" })
-        const res = yield* patch(id, key, {
+        const res = yield* patchArticle(id, key, {
           replacements: [
             { find: "alpha", replace: "beta" },
             { find: "beta and", replace: "gamma or" }
@@ -332,7 +303,7 @@ layer(TestServerLive)("article writes", (it) => {
         })
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.strictEqual(res.body.data.body, "<p>gamma or omega</p>")
-        assert.strictEqual((yield* getArticle(id, key)).body, "<p>gamma or omega</p>")
+        assert.strictEqual((yield* articleData(id, key)).body, "<p>gamma or omega</p>")
       })
     )
 
@@ -340,15 +311,15 @@ layer(TestServerLive)("article writes", (it) => {
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
         // PUT first, so the stored body is whatever the sanitiser serialises.
-        const setup = yield* put(id, key, {
+        const setup = yield* putArticle(id, key, {
           body: `<p>Fish & chips at <a href="https://shop.example.com/?a=1&b=2" title='the "best"'>the shop</a>.</p>`
         })
         assert.strictEqual(setup.status, 200)
-        const body: string = (yield* getArticle(id, key)).body
+        const body: string = (yield* articleData(id, key)).body
         const find = body.slice(body.indexOf("Fish"), body.indexOf("</a>") + 4)
         assert.include(find, "&amp;")
         assert.include(find, "&quot;")
-        const res = yield* patch(id, key, { replacements: [{ find, replace: "Fish and chips" }] })
+        const res = yield* patchArticle(id, key, { replacements: [{ find, replace: "Fish and chips" }] })
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.strictEqual(res.body.data.body, "<p>Fish and chips.</p>")
       })
@@ -359,11 +330,14 @@ layer(TestServerLive)("article writes", (it) => {
       () =>
         Effect.gen(function* () {
           const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish, red fish</p>", title: "Fish" })
-          const res = yield* patch(id, key, { title: "New fish", replacements: [{ find: "red", replace: "blue" }] })
+          const res = yield* patchArticle(id, key, {
+            title: "New fish",
+            replacements: [{ find: "red", replace: "blue" }]
+          })
           assertError(res, 409, "replacement_conflict")
           assert.include(res.body.message, "replacements[0]")
           assert.match(res.body.message, /\b2\b/)
-          const read = yield* getArticle(id, key)
+          const read = yield* articleData(id, key)
           assert.strictEqual(read.body, "<p>red fish, red fish</p>")
           assert.strictEqual(read.title, "Fish")
         })
@@ -372,7 +346,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a find that does not occur fails with 409 replacement_conflict giving the count 0", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish</p>" })
-        const res = yield* patch(id, key, { replacements: [{ find: "green", replace: "blue" }] })
+        const res = yield* patchArticle(id, key, { replacements: [{ find: "green", replace: "blue" }] })
         assertError(res, 409, "replacement_conflict")
         assert.include(res.body.message, "replacements[0]")
         assert.match(res.body.message, /\b0\b/)
@@ -383,7 +357,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("all: true replaces every occurrence", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish, red fish, red</p>" })
-        const res = yield* patch(id, key, { replacements: [{ find: "red", replace: "blue", all: true }] })
+        const res = yield* patchArticle(id, key, { replacements: [{ find: "red", replace: "blue", all: true }] })
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.strictEqual(res.body.data.body, "<p>blue fish, blue fish, blue</p>")
       })
@@ -392,7 +366,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("all: true with no occurrence fails with 409 replacement_conflict", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish</p>" })
-        const res = yield* patch(id, key, { replacements: [{ find: "green", replace: "blue", all: true }] })
+        const res = yield* patchArticle(id, key, { replacements: [{ find: "green", replace: "blue", all: true }] })
         assertError(res, 409, "replacement_conflict")
         assert.include(res.body.message, "replacements[0]")
         assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
@@ -402,7 +376,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a failing second replacement after a valid first one saves nothing", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>one two three</p>" })
-        const res = yield* patch(id, key, {
+        const res = yield* patchArticle(id, key, {
           replacements: [
             { find: "one", replace: "uno" },
             { find: "missing", replace: "x" }
@@ -410,7 +384,7 @@ layer(TestServerLive)("article writes", (it) => {
         })
         assertError(res, 409, "replacement_conflict")
         assert.include(res.body.message, "replacements[1]")
-        assert.strictEqual((yield* getArticle(id, key)).body, "<p>one two three</p>")
+        assert.strictEqual((yield* articleData(id, key)).body, "<p>one two three</p>")
         assert.deepStrictEqual(yield* revisionNumbers(id), [])
       })
     )
@@ -419,7 +393,7 @@ layer(TestServerLive)("article writes", (it) => {
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>x</p>" })
         const replacements = Array.from({ length: 51 }, () => ({ find: "x", replace: "x" }))
-        const res = yield* patch(id, key, { replacements })
+        const res = yield* patchArticle(id, key, { replacements })
         assertError(res, 422, "validation_error")
         assert.strictEqual(res.body.limit, 50)
       })
@@ -428,7 +402,11 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("an empty find is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>x</p>" })
-        assertError(yield* patch(id, key, { replacements: [{ find: "", replace: "y" }] }), 422, "validation_error")
+        assertError(
+          yield* patchArticle(id, key, { replacements: [{ find: "", replace: "y" }] }),
+          422,
+          "validation_error"
+        )
         assert.strictEqual(yield* storedBody(id), "<p>x</p>")
       })
     )
@@ -436,7 +414,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a 501-character meta_description is 422 validation_error with limit 500", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        const res = yield* patch(id, key, { meta_description: "m".repeat(501) })
+        const res = yield* patchArticle(id, key, { meta_description: "m".repeat(501) })
         assertError(res, 422, "validation_error")
         assert.strictEqual(res.body.limit, 500)
       })
@@ -445,14 +423,14 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("an empty object is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        assertError(yield* patch(id, key, {}), 422, "validation_error")
+        assertError(yield* patchArticle(id, key, {}), 422, "validation_error")
       })
     )
 
     it.effect("a replacement that removes a protected link is 422 protected_link_violation and saves nothing", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-        const res = yield* patch(id, key, {
+        const res = yield* patchArticle(id, key, {
           replacements: [
             {
               find: '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>',
@@ -469,7 +447,9 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a replacement that introduces a <script> is 422 disallowed_html and saves nothing", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>Hello there.</p>" })
-        const res = yield* patch(id, key, { replacements: [{ find: "there.", replace: "there.<script>x()</script>" }] })
+        const res = yield* patchArticle(id, key, {
+          replacements: [{ find: "there.", replace: "there.<script>x()</script>" }]
+        })
         assertError(res, 422, "disallowed_html")
         assert.match(res.body.message, /script/)
         assert.strictEqual(yield* storedBody(id), "<p>Hello there.</p>")
@@ -479,7 +459,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a replacement that forges a protected link is 422 protected_link_violation", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>See our services.</p>" })
-        const res = yield* patch(id, key, {
+        const res = yield* patchArticle(id, key, {
           replacements: [
             { find: "services", replace: '<a data-service-protected="internal" href="/services">services</a>' }
           ]
@@ -493,23 +473,23 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a blank title in a PATCH is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ title: "Kept" })
-        assertError(yield* patch(id, key, { title: "  " }), 422, "validation_error")
-        assert.strictEqual((yield* getArticle(id, key)).title, "Kept")
+        assertError(yield* patchArticle(id, key, { title: "  " }), 422, "validation_error")
+        assert.strictEqual((yield* articleData(id, key)).title, "Kept")
       })
     )
 
     it.effect("replacements that are not an array are 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
-        assertError(yield* patch(id, key, { replacements: { find: "x" } }), 422, "validation_error")
-        assertError(yield* patch(id, key, { replacements: [{ find: 1 }] }), 422, "validation_error")
+        assertError(yield* patchArticle(id, key, { replacements: { find: "x" } }), 422, "validation_error")
+        assertError(yield* patchArticle(id, key, { replacements: [{ find: 1 }] }), 422, "validation_error")
       })
     )
 
     it.effect("an empty meta_description is accepted", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ meta_description: "Old meta" })
-        assert.strictEqual((yield* patch(id, key, { meta_description: "" })).status, 200)
+        assert.strictEqual((yield* patchArticle(id, key, { meta_description: "" })).status, 200)
         const sql = yield* SqlClient.SqlClient
         const rows = yield* sql<{ meta_description: string | null }>`select meta_description from articles
           where id = ${id}`.pipe(Effect.orDie)
@@ -520,7 +500,7 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a title-only PATCH changes the title and leaves the body alone", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>Body.</p>", title: "Old" })
-        const res = yield* patch(id, key, { title: " New " })
+        const res = yield* patchArticle(id, key, { title: " New " })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.body.data.title, "New")
         assert.strictEqual(res.body.data.body, "<p>Body.</p>")
@@ -534,9 +514,9 @@ layer(TestServerLive)("article writes", (it) => {
         const app = yield* TestApp
         const { id } = yield* articleOfNewAccount({ body: "<p>Theirs.</p>" })
         const { key: otherKey } = yield* app.makeAccount()
-        assertError(yield* put(id, otherKey, { body: "<p>Mine.</p>" }), 404, "not_found")
+        assertError(yield* putArticle(id, otherKey, { body: "<p>Mine.</p>" }), 404, "not_found")
         assertError(
-          yield* patch(id, otherKey, { replacements: [{ find: "Theirs", replace: "Mine" }] }),
+          yield* patchArticle(id, otherKey, { replacements: [{ find: "Theirs", replace: "Mine" }] }),
           404,
           "not_found"
         )
@@ -550,10 +530,10 @@ layer(TestServerLive)("article writes", (it) => {
         const { id } = yield* articleOfNewAccount({ body: "<p>Theirs.</p>" })
         const { key: adminKey } = yield* app.makeAccount({ admin: true })
         // The admin key can read it…
-        assert.strictEqual((yield* send("GET", `/api/v1/articles/${id}`, { key: adminKey })).status, 200)
+        assert.strictEqual((yield* request("GET", `/api/v1/articles/${id}`, { key: adminKey })).status, 200)
         // …but not write it.
-        assertError(yield* put(id, adminKey, { body: "<p>Admin.</p>" }), 404, "not_found")
-        assertError(yield* patch(id, adminKey, { title: "Admin" }), 404, "not_found")
+        assertError(yield* putArticle(id, adminKey, { body: "<p>Admin.</p>" }), 404, "not_found")
+        assertError(yield* patchArticle(id, adminKey, { title: "Admin" }), 404, "not_found")
         assert.strictEqual(yield* storedBody(id), "<p>Theirs.</p>")
       })
     )
@@ -563,8 +543,8 @@ layer(TestServerLive)("article writes", (it) => {
         Effect.gen(function* () {
           const { key } = yield* articleOfNewAccount()
           const path = `/api/v1/articles/${badId}`
-          assertError(yield* send("PUT", path, { key, json: { body: "<p>x</p>" } }), 404, "not_found")
-          assertError(yield* send("PATCH", path, { key, json: { title: "x" } }), 404, "not_found")
+          assertError(yield* request("PUT", path, { key, json: { body: "<p>x</p>" } }), 404, "not_found")
+          assertError(yield* request("PATCH", path, { key, json: { title: "x" } }), 404, "not_found")
         })
       )
     }
@@ -573,8 +553,8 @@ layer(TestServerLive)("article writes", (it) => {
       Effect.gen(function* () {
         const { id } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
         const path = `/api/v1/articles/${id}`
-        assertError(yield* send("PUT", path, { json: { body: "<p>x</p>" } }), 401, "unauthorized")
-        assertError(yield* send("PATCH", path, { json: { title: "x" } }), 401, "unauthorized")
+        assertError(yield* request("PUT", path, { json: { body: "<p>x</p>" } }), 401, "unauthorized")
+        assertError(yield* request("PATCH", path, { json: { title: "x" } }), 401, "unauthorized")
         assert.strictEqual(yield* storedBody(id), "<p>Original.</p>")
       })
     )
@@ -652,12 +632,12 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("is recomputed from the body after PUT and after PATCH", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>one two</p>", word_count: 2 })
-        const afterPut = yield* put(id, key, { body: "<p>one two three</p><p>four five</p>" })
+        const afterPut = yield* putArticle(id, key, { body: "<p>one two three</p><p>four five</p>" })
         assert.strictEqual(afterPut.body.data.word_count, 5)
-        assert.strictEqual((yield* getArticle(id, key)).word_count, 5)
-        const afterPatch = yield* patch(id, key, { replacements: [{ find: "four five", replace: "four" }] })
+        assert.strictEqual((yield* articleData(id, key)).word_count, 5)
+        const afterPatch = yield* patchArticle(id, key, { replacements: [{ find: "four five", replace: "four" }] })
         assert.strictEqual(afterPatch.body.data.word_count, 4)
-        assert.strictEqual((yield* getArticle(id, key)).word_count, 4)
+        assert.strictEqual((yield* articleData(id, key)).word_count, 4)
       })
     )
   })
@@ -680,9 +660,11 @@ layer(TestServerLive)("article writes", (it) => {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
         // Written directly in SQL, the article has none stored yet; its links are parsed from the body.
         assert.deepStrictEqual(yield* storedLinks(id), { protected_links: null, matches: null })
-        assert.deepStrictEqual((yield* getArticle(id, key)).protected_links, [PARTNER])
+        assert.deepStrictEqual((yield* articleData(id, key)).protected_links, [PARTNER])
 
-        const res = yield* patch(id, key, { replacements: [{ find: "Second paragraph.", replace: "Second one." }] })
+        const res = yield* patchArticle(id, key, {
+          replacements: [{ find: "Second paragraph.", replace: "Second one." }]
+        })
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [PARTNER], matches: true })
 
@@ -693,26 +675,26 @@ layer(TestServerLive)("article writes", (it) => {
         yield* sql`update articles set protected_links = ${JSON.stringify([renamed])}::jsonb where id = ${id}`.pipe(
           Effect.orDie
         )
-        assert.deepStrictEqual((yield* getArticle(id, key)).protected_links, [renamed])
+        assert.deepStrictEqual((yield* articleData(id, key)).protected_links, [renamed])
       })
     )
 
     it.effect("links stored for an earlier body are ignored once the body was changed outside the service", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-        assert.strictEqual((yield* patch(id, key, { meta_description: "Stored links now." })).status, 200)
+        assert.strictEqual((yield* patchArticle(id, key, { meta_description: "Stored links now." })).status, 200)
         assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [PARTNER], matches: true })
 
         const sql = yield* SqlClient.SqlClient
         yield* sql`update articles set body = ${otherBody} where id = ${id}`.pipe(Effect.orDie)
-        assert.deepStrictEqual((yield* getArticle(id, key)).protected_links, [otherLink])
+        assert.deepStrictEqual((yield* articleData(id, key)).protected_links, [otherLink])
         // The edit is judged against the links of the body as it is: keeping the new link is fine…
-        const kept = yield* patch(id, key, { replacements: [{ find: "Now with", replace: "Today with" }] })
+        const kept = yield* patchArticle(id, key, { replacements: [{ find: "Now with", replace: "Today with" }] })
         assert.strictEqual(kept.status, 200, JSON.stringify(kept.body))
         assert.deepStrictEqual(kept.body.data.protected_links, [otherLink])
         assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [otherLink], matches: true })
         // …and removing it is refused, naming it.
-        const removed = yield* put(id, key, { body: "<p>No links.</p>" })
+        const removed = yield* putArticle(id, key, { body: "<p>No links.</p>" })
         assertError(removed, 422, "protected_link_violation")
         assert.deepStrictEqual(removed.body.protected_links, [otherLink])
       })
@@ -721,9 +703,11 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a PATCH of text alone in a body the service wrote gives what sanitising the whole body gives", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-        const written = yield* put(id, key, { body: `${protectedBody}<table><tr><td>one cell</td></tr></table>` })
+        const written = yield* putArticle(id, key, {
+          body: `${protectedBody}<table><tr><td>one cell</td></tr></table>`
+        })
         assert.strictEqual(written.status, 200, JSON.stringify(written.body))
-        const res = yield* patch(id, key, {
+        const res = yield* patchArticle(id, key, {
           replacements: [
             { find: "one cell", replace: "a cell of three words" },
             { find: "Second paragraph.", replace: "Second & last paragraph." }
@@ -739,7 +723,7 @@ layer(TestServerLive)("article writes", (it) => {
         assert.deepStrictEqual(res.body.data.protected_links, [PARTNER])
         assert.deepStrictEqual(yield* storedLinks(id), { protected_links: [PARTNER], matches: true })
         // The link's own text is still the link's: changing it is refused.
-        const renamed = yield* patch(id, key, { replacements: [{ find: PARTNER.text, replace: "someone" }] })
+        const renamed = yield* patchArticle(id, key, { replacements: [{ find: PARTNER.text, replace: "someone" }] })
         assertError(renamed, 422, "protected_link_violation")
       })
     )
@@ -747,13 +731,15 @@ layer(TestServerLive)("article writes", (it) => {
     it.effect("a body changed outside the service is sanitised whole at the next PATCH, whatever it changes", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-        assert.strictEqual((yield* patch(id, key, { meta_description: "Stored links now." })).status, 200)
+        assert.strictEqual((yield* patchArticle(id, key, { meta_description: "Stored links now." })).status, 200)
         const sql = yield* SqlClient.SqlClient
         // A handler slipped into the body behind the service's back; the stored links still name the old body.
         const tampered = protectedBody.replace("<p>Second", '<p onclick="steal()">Second')
         assert.notStrictEqual(tampered, protectedBody)
         yield* sql`update articles set body = ${tampered} where id = ${id}`.pipe(Effect.orDie)
-        const res = yield* patch(id, key, { replacements: [{ find: "Second paragraph.", replace: "Second one." }] })
+        const res = yield* patchArticle(id, key, {
+          replacements: [{ find: "Second paragraph.", replace: "Second one." }]
+        })
         assertError(res, 422, "disallowed_html")
         assert.strictEqual(yield* storedBody(id), tampered)
       })
@@ -764,7 +750,7 @@ layer(TestServerLive)("article writes", (it) => {
         // Stored through SQL, the lone surrogate of the link text is already U+FFFD in the database.
         const linked = '<p><a data-service-protected="backlink" href="https://partner.example.com/">caf\ud800</a></p>'
         const { key, id } = yield* articleOfNewAccount({ body: linked })
-        const res = yield* put(id, key, { body: `${linked}<p>More \udc00 text.</p>` })
+        const res = yield* putArticle(id, key, { body: `${linked}<p>More \udc00 text.</p>` })
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         const expected =
           '<p><a data-service-protected="backlink" href="https://partner.example.com/">caf\ufffd</a></p><p>More \ufffd text.</p>'
@@ -786,14 +772,14 @@ layer(TestServerLive)("article writes", (it) => {
           body: `<p>${markers.map((i) => `[a${i}]`).join(" ")}</p>`
         })
         const results = yield* Effect.all(
-          markers.map((i) => patch(id, key, { replacements: [{ find: `[a${i}]`, replace: `[a${i}-done]` }] })),
+          markers.map((i) => patchArticle(id, key, { replacements: [{ find: `[a${i}]`, replace: `[a${i}-done]` }] })),
           { concurrency: "unbounded" }
         )
         assert.deepStrictEqual(
           results.map((r) => r.status),
           markers.map(() => 200)
         )
-        const body: string = (yield* getArticle(id, key)).body
+        const body: string = (yield* articleData(id, key)).body
         for (const i of markers) assert.include(body, `[a${i}-done]`)
         assert.deepStrictEqual(
           yield* revisionNumbers(id),

@@ -5,22 +5,15 @@ import { Deferred, Effect, Fiber } from "effect"
 import { INLINE_MAX_CHARACTERS } from "../src/Articles/Sanitizer.js"
 import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { proseBody } from "./support/Bodies.js"
+import { request } from "./support/Http.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const ORIGINAL = "<p>Original text.</p>"
 const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
 
-/** A request with a JSON body and an API key: the status and the parsed JSON answer. */
+/** A request to `/api/v1/articles/<path>` with an API key and a JSON body. */
 const send = (method: "GET" | "PUT" | "PATCH", path: string, key: string, json?: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${path}`, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
+  request(method, `/api/v1/articles/${path}`, { key, json })
 
 const articleOfNewAccount = Effect.gen(function* () {
   const app = yield* TestApp

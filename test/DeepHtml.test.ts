@@ -1,20 +1,13 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { request } from "./support/Http.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const ORIGINAL = "<p>Original text.</p>"
 
-/** A request with a JSON body and an API key: the status and the parsed JSON answer. */
+/** A request to article `id` with an API key and a JSON body. */
 const send = (method: "GET" | "PUT" | "PATCH", id: number, key: string, json?: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
+  request(method, `/api/v1/articles/${id}`, { key, json })
 
 /** A fresh account with one article whose body is ORIGINAL. */
 const articleOfNewAccount = Effect.gen(function* () {
