@@ -4,6 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { clockStarts } from "./support/Clock.js"
+import { request } from "./support/Http.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -24,21 +25,8 @@ const session = Effect.suspend(() =>
 )
 
 /** A REST call with the session's API key; the status and the error body. */
-const rest = (key: string, method: string, path: string, body?: unknown, init: RequestInit = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1${path}`, {
-      method,
-      ...init,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...(init.headers as Record<string, string> | undefined)
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
+const rest = (key: string, method: string, path: string, json?: unknown, init: { readonly body?: BodyInit } = {}) =>
+  request(method, `/api/v1${path}`, { bearer: key, json, body: init.body })
 
 /** The same refusal through REST and through the tool: its error body, which must be the same through both. */
 const refusedAlike = (

@@ -1,16 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { request } from "./support/Http.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** GET with the given headers; the status, the headers and the raw text of the body. */
-const get = (path: string, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(path, { headers })
-    const text = yield* Effect.promise(() => res.text())
-    return { status: res.status, headers: res.headers, text }
-  })
+const get = (path: string, headers: Record<string, string> = {}) => request("GET", path, { headers })
 
 /** A fresh account with one website and one article. */
 const fixture = Effect.gen(function* () {

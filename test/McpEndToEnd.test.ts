@@ -19,10 +19,11 @@ import {
   toolsList
 } from "./support/McpClient.js"
 import { makeFixtures, PARTNER, PROTECTED_BODY, storedArticle } from "./support/McpFixtures.js"
-import { mcpAddress, newMcpUser, PASSWORD } from "./support/McpSession.js"
+import { mcpAddress, newMcpUser } from "./support/McpSession.js"
 import { freshMediaDir, PNG_BASE64 } from "./support/Media.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { readToolNames, serviceTool, toolNames } from "./support/Tools.js"
+import { PASSWORD } from "./support/WebPages.js"
 
 freshMediaDir("cbs-mcp-media-test-")
 

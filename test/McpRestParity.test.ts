@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { clockStarts } from "./support/Clock.js"
+import { request } from "./support/Http.js"
 import { postRpc, toolsList } from "./support/McpClient.js"
 import { type Fixtures, foreignArticle, makeFixtures, storedArticle } from "./support/McpFixtures.js"
 import { mcpAddress, sharedMcpUser, toolData, toolError } from "./support/McpSession.js"
@@ -22,13 +23,7 @@ const startClock = clockStarts("61 seconds")
 const sharedSession = sharedMcpUser()
 
 /** A GET of the REST API with an API key; status and JSON body. */
-const rest = (key: string, path: string) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } })
-    const body = yield* Effect.promise(() => res.json())
-    return { status: res.status, body }
-  })
+const rest = (key: string, path: string) => request("GET", `/api/v1${path}`, { bearer: key })
 
 layer(TestServerLive)("MCP interface", (it) => {
   describe("parity with the REST API", () => {
@@ -159,16 +154,8 @@ layer(TestServerLive)("MCP interface", (it) => {
 
   describe("one definition, every door", () => {
     /** A write through REST with an API key: status and JSON body. */
-    const restWrite = (key: string, method: string, path: string, body: unknown) =>
-      Effect.gen(function* () {
-        const app = yield* TestApp
-        const res = yield* app.fetch(`/api/v1${path}`, {
-          method,
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify(body)
-        })
-        return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-      })
+    const restWrite = (key: string, method: string, path: string, json: unknown) =>
+      request(method, `/api/v1${path}`, { bearer: key, json })
 
     /** The call-log rows and revisions of an article, oldest first, without ids, times and who. */
     const storyOf = (articleId: ArticleId) =>

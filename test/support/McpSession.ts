@@ -4,8 +4,7 @@ import { Clock, Effect, Option } from "effect"
 import { Accounts } from "../../src/Auth/Accounts.js"
 import { callToolRaw, makeBrowser, signInWithSdk } from "./McpClient.js"
 import { TestApp } from "./TestServer.js"
-
-export const PASSWORD = "correct horse battery staple"
+import { PASSWORD } from "./WebPages.js"
 
 /** The test server has no PUBLIC_BASE_URL, so its public address (the OAuth issuer) is http://localhost:<port>. */
 export const mcpAddress = Effect.gen(function* () {
