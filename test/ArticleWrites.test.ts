@@ -5,17 +5,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { articleData, patchArticle, putArticle, request } from "./support/Http.js"
-import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
-
-/** A fresh account with one website and one article built from `fields`. */
-const articleOfNewAccount = (fields?: ArticleFields) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const { accountId, key } = yield* app.makeAccount()
-    const siteId = yield* app.makeSite(accountId)
-    const id = yield* app.makeArticle(siteId, fields)
-    return { key, id, accountId, siteId }
-  })
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const assertError = (
   result: { readonly status: number; readonly body: Record<string, unknown> },

@@ -4,7 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { type Answer, articleData, patchArticle, putArticle, request } from "./support/Http.js"
-import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const EDITS_PER_DAY = 200
 
@@ -59,16 +59,6 @@ const revisionCount = (id: ArticleId) =>
       n: number
     }>`select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(Effect.orDie)
     return rows[0]!.n
-  })
-
-/** A fresh account with one website and one article built from `fields`. */
-const articleOfNewAccount = (fields?: ArticleFields) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const { accountId, key } = yield* app.makeAccount()
-    const siteId = yield* app.makeSite(accountId)
-    const id = yield* app.makeArticle(siteId, fields)
-    return { key, id, accountId, siteId }
   })
 
 const protectedBody =

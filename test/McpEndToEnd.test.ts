@@ -27,10 +27,7 @@ import { PASSWORD } from "./support/WebPages.js"
 
 freshMediaDir("cbs-mcp-media-test-")
 
-/**
- * Under `layer(...)` the server runs on the test clock; each test starts at the real time and at least a minute after
- * the previous test's start, so that no two tests share a request-limit window.
- */
+/** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 
 /** The SDK's Client connected over Streamable HTTP with the provider's tokens; closed with the scope. */

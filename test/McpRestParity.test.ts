@@ -15,10 +15,7 @@ import { serviceTools, TOOL_ENTRY_BUDGET, toolNames } from "./support/Tools.js"
 
 freshMediaDir("cbs-mcp-media-test-")
 
-/**
- * Under `layer(...)` the server runs on the test clock; each test starts at the real time and at least a minute after
- * the previous test's start, so that no two tests share a request-limit window.
- */
+/** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 const sharedSession = sharedMcpUser()
 

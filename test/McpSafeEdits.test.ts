@@ -8,10 +8,7 @@ import { makeFixtures, PARTNER, storedArticle } from "./support/McpFixtures.js"
 import { newMcpUser, toolData, toolError } from "./support/McpSession.js"
 import { TestServerLive } from "./support/TestServer.js"
 
-/**
- * Under `layer(...)` the server runs on the test clock; each test starts at the real time and at least a minute after
- * the previous test's start, so that no two tests share a request-limit window.
- */
+/** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 
 layer(TestServerLive)("MCP interface", (it) => {

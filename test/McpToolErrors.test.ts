@@ -11,10 +11,7 @@ import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const EDITS_PER_DAY = 200
 
-/**
- * Under `layer(...)` the server runs on the test clock; each test starts at the real time and at least a minute after
- * the previous test's start, so that no two tests share a request-limit window.
- */
+/** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 const sharedSession = sharedMcpUser()
 

@@ -7,7 +7,7 @@ import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { Credential } from "../src/Domain/Credential.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { patchArticle, putArticle, request } from "./support/Http.js"
-import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 interface RevisionRecord {
   readonly number: number
@@ -79,16 +79,6 @@ const userCredentialOf = (accountId: AccountId) =>
     const rows = yield* sql<{ id: number }>`select id from users where account_id = ${accountId}`.pipe(Effect.orDie)
     const credential: Credential = { kind: "user", id: Number(rows[0]!.id), accountId, isAdmin: false, canWrite: true }
     return credential
-  })
-
-/** A fresh account with one website and one article built from `fields`. */
-const articleOfNewAccount = (fields?: ArticleFields) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const { accountId, key } = yield* app.makeAccount()
-    const siteId = yield* app.makeSite(accountId)
-    const id = yield* app.makeArticle(siteId, fields)
-    return { key, id, accountId }
   })
 
 const protectedLink = '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>'
