@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { clockStarts } from "./support/Clock.js"
 import { request } from "./support/Http.js"
-import { newMcpSession } from "./support/McpSession.js"
+import { sharedMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const PARTNER = { type: "backlink", href: "https://partner.example/", text: "our partner" }
@@ -16,13 +16,7 @@ const PROTECTED_BODY = `<p>Read about ${partnerLink()} today.</p>`
 /** Each test starts a minute after the previous one: the shared session never meets its request limit. */
 const startClock = clockStarts("61 seconds")
 
-type Session = Effect.Effect.Success<typeof newMcpSession>
-let shared: Session | undefined
-const session = Effect.suspend(() =>
-  shared === undefined
-    ? Effect.tap(newMcpSession, (made) => Effect.sync(() => (shared = made)))
-    : Effect.succeed(shared)
-)
+const session = sharedMcpSession()
 
 /** A REST call with the session's API key; the status and the error body. */
 const rest = (key: string, method: string, path: string, json?: unknown, init: { readonly body?: BodyInit } = {}) =>

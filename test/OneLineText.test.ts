@@ -5,13 +5,14 @@ import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { cbs } from "./support/Cbs.js"
+import { clockStarts } from "./support/Clock.js"
 import { makeBrowser, REDIRECT_URI, signInWithSdk } from "./support/McpClient.js"
-import { newMcpSession } from "./support/McpSession.js"
+import { sharedMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { open, PASSWORD, signedInAccount } from "./support/WebPages.js"
 
@@ -21,19 +22,9 @@ import { open, PASSWORD, signedInAccount } from "./support/WebPages.js"
  */
 
 /** Each test starts a minute after the previous one: the shared session never meets its request limit. */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("61 seconds")
 
-type Session = Effect.Effect.Success<typeof newMcpSession>
-let shared: Session | undefined
-const session = Effect.suspend(() =>
-  shared === undefined
-    ? Effect.tap(newMcpSession, (made) => Effect.sync(() => (shared = made)))
-    : Effect.succeed(shared)
-)
+const session = sharedMcpSession()
 
 /** A reason that reads "txt.exe fixed typo" where it is shown raw. */
 const SPOOFED_REASON = "\u202Eexe.txt\u202C fixed typo"

@@ -43,21 +43,28 @@ export const newMcpSession = Effect.gen(function* () {
 })
 
 /**
- * One signed-in user for a whole test file, for the tests that change nothing account-wide (the browser dance is
- * done once); tests that use up the edit quota, fill the request window or count audit rows get their own. It is
- * renewed once the test clock is half an hour past its sign-in, before its token can expire. One per test file:
- * `const sharedSession = sharedMcpUser()`.
+ * `make` run once for a whole test file and its result kept, for the tests that change nothing account-wide (the
+ * browser dance is done once); made again once the test clock is half an hour past, before its token can expire.
  */
-export const sharedMcpUser = () => {
-  let shared: { readonly user: McpUser; readonly issuedAt: number } | undefined
+const keptForTheFile = <A, E, R>(make: Effect.Effect<A, E, R>) => {
+  let shared: { readonly value: A; readonly madeAt: number } | undefined
   return Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
-    if (shared === undefined || now - shared.issuedAt > 30 * 60_000) {
-      shared = { user: yield* newMcpUser, issuedAt: now }
+    if (shared === undefined || now - shared.madeAt > 30 * 60_000) {
+      shared = { value: yield* make, madeAt: now }
     }
-    return shared.user
+    return shared.value
   })
 }
+
+/**
+ * One signed-in user (as `newMcpUser`) for a whole test file; tests that use up the edit quota, fill the request
+ * window or count audit rows get their own. One per test file: `const sharedSession = sharedMcpUser()`.
+ */
+export const sharedMcpUser = () => keptForTheFile(newMcpUser)
+
+/** One signed-in user with a website (as `newMcpSession`) for a whole test file. */
+export const sharedMcpSession = () => keptForTheFile(newMcpSession)
 
 type ToolCaller = Pick<McpUser, "callTool">
 
