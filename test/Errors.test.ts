@@ -123,7 +123,6 @@ layer(TestServerLive)("errors", (it) => {
       "a change whose commit fails is a JSON 500 internal_error with its request id, saying the outcome is unknown; the retry with its key runs once",
       () =>
         Effect.gen(function* () {
-          const app = yield* TestApp
           const sql = yield* SqlClient.SqlClient
           const { key, articleId } = yield* fixture
           // A check that PostgreSQL makes only at commit, refusing revisions with this reason.
@@ -139,13 +138,10 @@ layer(TestServerLive)("errors", (it) => {
               deferrable initially deferred for each row execute function refuse_at_commit();`)
             .pipe(Effect.orDie)
           const send = () =>
-            Effect.gen(function* () {
-              const res = yield* app.fetch(`/api/v1/articles/${articleId}`, {
-                method: "PATCH",
-                headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": "commit-1" },
-                body: JSON.stringify({ title: "Committed?", reason: "fails at commit" })
-              })
-              return { status: res.status, headers: res.headers, text: yield* Effect.promise(() => res.text()) }
+            request("PATCH", `/api/v1/articles/${articleId}`, {
+              key,
+              json: { title: "Committed?", reason: "fails at commit" },
+              headers: { "idempotency-key": "commit-1" }
             })
           const failed = yield* send()
           assert.strictEqual(failed.status, 500)

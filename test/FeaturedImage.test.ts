@@ -62,11 +62,11 @@ const form = (options: {
   return data
 }
 
-/** POST to the featured-image endpoint; the status and the parsed answer. */
-const post = (id: number, key: string, body: FormData | { readonly json: unknown }) =>
+/** POST to the featured-image endpoint (with `query`, if any); the status and the parsed answer. */
+const post = (id: number, key: string, body: FormData | { readonly json: unknown }, query = "") =>
   request(
     "POST",
-    `/api/v1/articles/${id}/featured-image`,
+    `/api/v1/articles/${id}/featured-image${query}`,
     body instanceof FormData ? { key, body } : { key, json: body.json }
   )
 
@@ -285,19 +285,7 @@ layer(TestServerLive)("featured image", (it) => {
       })
 
     const dryRun = (id: number, key: string, body: FormData | { readonly json: unknown }) =>
-      Effect.gen(function* () {
-        const app = yield* TestApp
-        const init: RequestInit =
-          body instanceof FormData
-            ? { method: "POST", headers: { "x-api-key": key }, body }
-            : {
-                method: "POST",
-                headers: { "x-api-key": key, "content-type": "application/json" },
-                body: JSON.stringify(body.json)
-              }
-        const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image?dry_run=true`, init)
-        return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-      })
+      post(id, key, body, "?dry_run=true")
 
     it.effect("a dry run of an upload answers the would-be article and its image address, and stores nothing", () =>
       Effect.gen(function* () {

@@ -226,12 +226,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
         assert.include(image.body.message, "url")
         const form = new FormData()
         form.append("url", "https://img.example/a\u0000.png")
-        const app = yield* TestApp
-        const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image`, {
-          method: "POST",
-          headers: { "x-api-key": key },
-          body: form
-        })
+        const res = yield* send(`/api/v1/articles/${id}/featured-image`, key, { method: "POST", body: form })
         assert.strictEqual(res.status, 422)
       })
     )

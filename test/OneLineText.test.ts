@@ -11,6 +11,7 @@ import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { cbs } from "./support/Cbs.js"
 import { clockStarts } from "./support/Clock.js"
+import { request } from "./support/Http.js"
 import { makeBrowser, REDIRECT_URI, signInWithSdk } from "./support/McpClient.js"
 import { sharedMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
@@ -31,15 +32,7 @@ const SPOOFED_REASON = "\u202Eexe.txt\u202C fixed typo"
 
 /** A REST write with an API key; the status and the JSON body. */
 const write = (key: string, method: "PUT" | "PATCH", id: ArticleId, body: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: (yield* Effect.promise(() => res.json())) as Record<string, unknown> }
-  })
+  request(method, `/api/v1/articles/${id}`, { bearer: key, json: body })
 
 /** The article as stored, and how many revisions it has. */
 const stored = (id: ArticleId) =>
