@@ -9,6 +9,7 @@ import { type AccountId, ApiKeyId } from "../src/Domain/Ids.js"
 import { HttpServerLive } from "../src/Server/Server.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { eventually } from "./support/Eventually.js"
+import { request } from "./support/Http.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 type Method = "GET" | "PUT" | "PATCH" | "POST"
@@ -16,19 +17,10 @@ type Method = "GET" | "PUT" | "PATCH" | "POST"
 /** A request with an optional API key and JSON body; the status, the request id and the parsed JSON answer. */
 const call = (method: Method, path: string, key?: string, json?: unknown) =>
   Effect.gen(function* () {
-    const app = yield* TestApp
-    const headers: Record<string, string> = {}
-    if (key !== undefined) headers["x-api-key"] = key
-    if (json !== undefined) headers["content-type"] = "application/json"
-    const res = yield* app.fetch(path, {
-      method,
-      headers,
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    const body = yield* Effect.promise(() => res.json())
+    const res = yield* request(method, path, { key, json })
     const requestId = res.headers.get("x-request-id")
     assert.isNotNull(requestId, `no X-Request-Id on ${method} ${path}`)
-    return { method, path, status: res.status, body, requestId: requestId! }
+    return { method, path, status: res.status, body: res.body, requestId: requestId! }
   })
 
 type Call = Effect.Effect.Success<ReturnType<typeof call>>

@@ -4,18 +4,13 @@ import { Effect, Option } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId } from "../src/Domain/Ids.js"
+import { type Answer, request } from "./support/Http.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** GET with the given headers; the status, the headers and the parsed JSON body. */
-const get = (path: string, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(path, { headers })
-    const body = yield* Effect.promise(() => res.json())
-    return { status: res.status, headers: res.headers, body }
-  })
+const get = (path: string, headers: Record<string, string> = {}) => request("GET", path, { headers })
 
-type Result = Effect.Effect.Success<ReturnType<typeof get>>
+type Result = Answer
 
 const assertUnauthorized = (result: Result) => {
   assert.strictEqual(result.status, 401)

@@ -5,30 +5,15 @@ import { Deferred, Effect, Fiber } from "effect"
 import { INLINE_MAX_CHARACTERS } from "../src/Articles/Sanitizer.js"
 import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { proseBody } from "./support/Bodies.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { request } from "./support/Http.js"
+import { articleOfNewAccount, TestServerLive } from "./support/TestServer.js"
 
 const ORIGINAL = "<p>Original text.</p>"
 const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
 
-/** A request with a JSON body and an API key: the status and the parsed JSON answer. */
+/** A request to `/api/v1/articles/<path>` with an API key and a JSON body. */
 const send = (method: "GET" | "PUT" | "PATCH", path: string, key: string, json?: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${path}`, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
-
-const articleOfNewAccount = Effect.gen(function* () {
-  const app = yield* TestApp
-  const { accountId, key } = yield* app.makeAccount()
-  const siteId = yield* app.makeSite(accountId)
-  const id = yield* app.makeArticle(siteId, { body: ORIGINAL })
-  return { key, id }
-})
+  request(method, `/api/v1/articles/${path}`, { key, json })
 
 const storedBodies = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -56,7 +41,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
   describe("PUT /api/v1/articles/{id}", () => {
     it.effect(`a body over ${MAX_BODY_CHARACTERS} characters is 422 with limit and saves nothing`, () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         for (const body of [proseBody(MAX_BODY_CHARACTERS + 1), "<p>".repeat(1_600_000)]) {
           assertRefused(yield* send("PUT", `${id}`, key, { body }), MAX_BODY_CHARACTERS, "at most 262144 characters")
           assertRefused(
@@ -71,7 +56,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
 
     it.effect(`a body with more than ${MAX_BODY_ELEMENTS} elements is 422 with limit and saves nothing`, () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const reopened = `${"<div>".repeat(120)}${Array.from({ length: 100 }, (_, i) => `<b id=${i}>`).join("")}${"</div>x".repeat(120)}`
         for (const body of ["<p>x".repeat(MAX_BODY_ELEMENTS + 1), "<a>".repeat(80_000), reopened]) {
           assertRefused(yield* send("PUT", `${id}`, key, { body }), MAX_BODY_ELEMENTS, "HTML elements")
@@ -82,7 +67,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
 
     it.effect("a body that would be longer than the bound once sanitised is 422 with limit and saves nothing", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const result = yield* send("PUT", `${id}`, key, { body: `<p>${"&".repeat(100_000)}</p>` })
         assertRefused(result, MAX_BODY_CHARACTERS, "once sanitised")
         assert.deepStrictEqual(yield* storedBodies(id), { body: ORIGINAL, revisions: 0 })
@@ -91,7 +76,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
 
     it.effect("a body at the character bound is saved whole, sanitised off the request thread", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const longest = proseBody(MAX_BODY_CHARACTERS)
         assert.isAbove(longest.length, INLINE_MAX_CHARACTERS)
         const saved = yield* send("PUT", `${id}`, key, { body: longest })
@@ -109,7 +94,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
   describe("PATCH /api/v1/articles/{id}", () => {
     it.effect("replacements that make the body longer than the bound are 422 with limit and save nothing", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const result = yield* send("PATCH", `${id}`, key, {
           replacements: [{ find: "t", replace: "t".repeat(200_000), all: true }]
         })
@@ -120,7 +105,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
 
     it.effect("replacements that add more elements than the bound are 422 with limit and save nothing", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const result = yield* send("PATCH", `${id}`, key, {
           replacements: [{ find: "Original", replace: "<b>x</b>".repeat(MAX_BODY_ELEMENTS) }]
         })
@@ -137,7 +122,7 @@ layer(TestServerLive)("an article body's bounds", (it) => {
       () =>
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
-          const { key, id } = yield* articleOfNewAccount
+          const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
           const locked = yield* Deferred.make<void>()
           const release = yield* Deferred.make<void>()
           const holder = yield* Effect.fork(

@@ -1,29 +1,13 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { request } from "./support/Http.js"
+import { articleOfNewAccount, TestServerLive } from "./support/TestServer.js"
 
 const ORIGINAL = "<p>Original text.</p>"
 
-/** A request with a JSON body and an API key: the status and the parsed JSON answer. */
+/** A request to article `id` with an API key and a JSON body. */
 const send = (method: "GET" | "PUT" | "PATCH", id: number, key: string, json?: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
-
-/** A fresh account with one article whose body is ORIGINAL. */
-const articleOfNewAccount = Effect.gen(function* () {
-  const app = yield* TestApp
-  const { accountId, key } = yield* app.makeAccount()
-  const siteId = yield* app.makeSite(accountId)
-  const id = yield* app.makeArticle(siteId, { body: ORIGINAL })
-  return { key, id }
-})
+  request(method, `/api/v1/articles/${id}`, { key, json })
 
 const nested = (depth: number, open: string, inner = "x") => open.repeat(depth) + inner
 
@@ -46,7 +30,7 @@ layer(TestServerLive)("HTML nested deeper than 256 elements", (it) => {
     ] as const) {
       it.effect(`a body of 2,000 nested ${name} is 422 validation_error and saves nothing`, () =>
         Effect.gen(function* () {
-          const { key, id } = yield* articleOfNewAccount
+          const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
           assertTooDeep(yield* send("PUT", id, key, { body: nested(2_000, open) }))
           const after = yield* send("GET", id, key)
           assert.strictEqual(after.body.data.body, ORIGINAL)
@@ -56,7 +40,7 @@ layer(TestServerLive)("HTML nested deeper than 256 elements", (it) => {
 
     it.effect("a body 256 elements deep is saved; 257 deep is 422 validation_error", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const deepest = `${"<b>".repeat(256)}x${"</b>".repeat(256)}`
         const saved = yield* send("PUT", id, key, { body: deepest })
         assert.strictEqual(saved.status, 200)
@@ -69,7 +53,7 @@ layer(TestServerLive)("HTML nested deeper than 256 elements", (it) => {
   describe("PATCH /api/v1/articles/{id}", () => {
     it.effect("replacements that nest the body deeper than 256 elements are 422 validation_error", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount({ body: ORIGINAL })
         const result = yield* send("PATCH", id, key, {
           replacements: [{ find: "Original", replace: nested(2_000, "<div>") }]
         })

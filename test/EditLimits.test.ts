@@ -3,38 +3,15 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
-import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
+import { type Answer, articleData, patchArticle, putArticle, request } from "./support/Http.js"
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const EDITS_PER_DAY = 200
 
-type Method = "GET" | "PUT" | "PATCH" | "POST"
+type Result = Answer
 
-/** A request with a JSON body and an API key; the status, the headers and the parsed JSON answer. */
-const send = (method: Method, path: string, key: string, json?: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const headers: Record<string, string> = { "x-api-key": key }
-    if (json !== undefined) headers["content-type"] = "application/json"
-    const res = yield* app.fetch(path, {
-      method,
-      headers,
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    const body = yield* Effect.promise(() => res.json())
-    return { status: res.status, headers: res.headers, body }
-  })
-
-type Result = Effect.Effect.Success<ReturnType<typeof send>>
-
-const patch = (id: number, key: string, json: unknown) => send("PATCH", `/api/v1/articles/${id}`, key, json)
-const put = (id: number, key: string, json: unknown) => send("PUT", `/api/v1/articles/${id}`, key, json)
 const setFeaturedImage = (id: number, key: string, url: string) =>
-  send("POST", `/api/v1/articles/${id}/featured-image`, key, { url })
-const getArticle = (id: number, key: string) =>
-  send("GET", `/api/v1/articles/${id}`, key).pipe(
-    Effect.tap((res) => assert.strictEqual(res.status, 200)),
-    Effect.map((res) => res.body.data)
-  )
+  request("POST", `/api/v1/articles/${id}/featured-image`, { key, json: { url } })
 
 const assertOk = (result: Result) => assert.strictEqual(result.status, 200, JSON.stringify(result.body))
 
@@ -84,16 +61,6 @@ const revisionCount = (id: ArticleId) =>
     return rows[0]!.n
   })
 
-/** A fresh account with one website and one article built from `fields`. */
-const articleOfNewAccount = (fields?: ArticleFields) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const { accountId, key } = yield* app.makeAccount()
-    const siteId = yield* app.makeSite(accountId)
-    const id = yield* app.makeArticle(siteId, fields)
-    return { key, id, accountId, siteId }
-  })
-
 const protectedBody =
   '<p>Intro with <a data-service-protected="backlink" href="https://partner.example.com/">partner site</a> in it.</p>'
 
@@ -110,14 +77,14 @@ layer(TestServerLive)("edit limits", (it) => {
           yield* setNow("2026-11-21T23:00:00Z")
           const { key, id, accountId } = yield* articleOfNewAccount()
           yield* useEdits(accountId, 199)
-          assertOk(yield* patch(id, key, { title: "The last edit of the day" }))
+          assertOk(yield* patchArticle(id, key, { title: "The last edit of the day" }))
           assert.strictEqual(yield* editsUsed(accountId), 200)
 
-          const refused = yield* patch(id, key, { title: "One edit too many" })
+          const refused = yield* patchArticle(id, key, { title: "One edit too many" })
           assertEditLimitExceeded(refused)
           assert.strictEqual(refused.headers.get("retry-after"), "3600")
           assert.strictEqual(refused.headers.get("ratelimit-limit"), "60")
-          assert.strictEqual((yield* getArticle(id, key)).title, "The last edit of the day")
+          assert.strictEqual((yield* articleData(id, key)).title, "The last edit of the day")
           assert.strictEqual(yield* revisionCount(id), 1)
           assert.strictEqual(yield* editsUsed(accountId), 200)
         })
@@ -128,7 +95,7 @@ layer(TestServerLive)("edit limits", (it) => {
         yield* setNow("2026-11-21T10:15:30Z")
         const { key, id, accountId } = yield* articleOfNewAccount()
         yield* useEdits(accountId, EDITS_PER_DAY)
-        const refused = yield* patch(id, key, { title: "Refused" })
+        const refused = yield* patchArticle(id, key, { title: "Refused" })
         assertEditLimitExceeded(refused)
         assert.strictEqual(refused.headers.get("retry-after"), String(13 * 3600 + 44 * 60 + 30))
       })
@@ -139,10 +106,10 @@ layer(TestServerLive)("edit limits", (it) => {
         yield* setNow("2026-11-21T12:00:00Z")
         const { key, id, accountId } = yield* articleOfNewAccount({ title: "Original" })
         yield* useEdits(accountId, EDITS_PER_DAY)
-        assertEditLimitExceeded(yield* put(id, key, { body: "<p>New body.</p>" }))
-        assertEditLimitExceeded(yield* patch(id, key, { title: "New title" }))
+        assertEditLimitExceeded(yield* putArticle(id, key, { body: "<p>New body.</p>" }))
+        assertEditLimitExceeded(yield* patchArticle(id, key, { title: "New title" }))
         assertEditLimitExceeded(yield* setFeaturedImage(id, key, "https://cdn.example.com/new.png"))
-        const article = yield* getArticle(id, key)
+        const article = yield* articleData(id, key)
         assert.strictEqual(article.title, "Original")
         assert.strictEqual(article.body, "<p>Some text.</p>")
         assert.isNull(article.featured_image_url)
@@ -158,9 +125,9 @@ layer(TestServerLive)("edit limits", (it) => {
         assert.strictEqual(yield* editsUsed(accountId), 0)
         assertOk(yield* setFeaturedImage(id, key, "https://cdn.example.com/first.png"))
         assert.strictEqual(yield* editsUsed(accountId), 1)
-        assertOk(yield* put(id, key, { body: "<p>Rewritten body.</p>" }))
+        assertOk(yield* putArticle(id, key, { body: "<p>Rewritten body.</p>" }))
         assert.strictEqual(yield* editsUsed(accountId), 2)
-        assertOk(yield* patch(id, key, { title: "Patched" }))
+        assertOk(yield* patchArticle(id, key, { title: "Patched" }))
         assert.strictEqual(yield* editsUsed(accountId), 3)
       })
     )
@@ -172,7 +139,7 @@ layer(TestServerLive)("edit limits", (it) => {
         yield* useEdits(accountId, EDITS_PER_DAY - 1)
         assertOk(yield* setFeaturedImage(id, key, "https://cdn.example.com/a.png"))
         assertEditLimitExceeded(yield* setFeaturedImage(id, key, "https://cdn.example.com/b.png"))
-        assert.strictEqual((yield* getArticle(id, key)).featured_image_url, "https://cdn.example.com/a.png")
+        assert.strictEqual((yield* articleData(id, key)).featured_image_url, "https://cdn.example.com/a.png")
       })
     )
   })
@@ -188,21 +155,21 @@ layer(TestServerLive)("edit limits", (it) => {
           yield* useEdits(accountId, EDITS_PER_DAY - 1)
 
           assertError(
-            yield* patch(id, key, { replacements: [{ find: "not in the body", replace: "x" }] }),
+            yield* patchArticle(id, key, { replacements: [{ find: "not in the body", replace: "x" }] }),
             409,
             "replacement_conflict"
           )
-          assertError(yield* put(id, key, { body: "<p>No link left.</p>" }), 422, "protected_link_violation")
-          assertError(yield* put(id, key, { body: "<p>x</p><script>alert(1)</script>" }), 422, "disallowed_html")
-          assertError(yield* patch(id, key, { title: "   " }), 422, "validation_error")
-          assertError(yield* patch(999_999, key, { title: "Nowhere" }), 404, "not_found")
-          assertError(yield* patch(other.id, key, { title: "Someone else's" }), 404, "not_found")
+          assertError(yield* putArticle(id, key, { body: "<p>No link left.</p>" }), 422, "protected_link_violation")
+          assertError(yield* putArticle(id, key, { body: "<p>x</p><script>alert(1)</script>" }), 422, "disallowed_html")
+          assertError(yield* patchArticle(id, key, { title: "   " }), 422, "validation_error")
+          assertError(yield* patchArticle(999_999, key, { title: "Nowhere" }), 404, "not_found")
+          assertError(yield* patchArticle(other.id, key, { title: "Someone else's" }), 404, "not_found")
           assertError(yield* setFeaturedImage(other.id, key, "https://cdn.example.com/x.png"), 404, "not_found")
           assert.strictEqual(yield* editsUsed(accountId), EDITS_PER_DAY - 1)
           assert.strictEqual(yield* editsUsed(other.accountId), 0)
 
           // The unit the rejected edits did not take is still there.
-          assertOk(yield* patch(id, key, { title: "Accepted" }))
+          assertOk(yield* patchArticle(id, key, { title: "Accepted" }))
           assert.strictEqual(yield* editsUsed(accountId), EDITS_PER_DAY)
         })
     )
@@ -213,13 +180,13 @@ layer(TestServerLive)("edit limits", (it) => {
         const image = "https://cdn.example.com/same.png"
         const { key, id, accountId } = yield* articleOfNewAccount({ title: "Same", featured_image_url: image })
         yield* useEdits(accountId, EDITS_PER_DAY - 1)
-        const current = yield* getArticle(id, key)
-        assertOk(yield* patch(id, key, { title: "Same" }))
-        assertOk(yield* put(id, key, { body: current.body }))
+        const current = yield* articleData(id, key)
+        assertOk(yield* patchArticle(id, key, { title: "Same" }))
+        assertOk(yield* putArticle(id, key, { body: current.body }))
         assertOk(yield* setFeaturedImage(id, key, image))
         assert.strictEqual(yield* editsUsed(accountId), EDITS_PER_DAY - 1)
         assert.strictEqual(yield* revisionCount(id), 0)
-        assertOk(yield* patch(id, key, { title: "Different" }))
+        assertOk(yield* patchArticle(id, key, { title: "Different" }))
         assert.strictEqual(yield* editsUsed(accountId), EDITS_PER_DAY)
       })
     )
@@ -235,7 +202,7 @@ layer(TestServerLive)("edit limits", (it) => {
           yield* useEdits(accountId, EDITS_PER_DAY - 5)
           const results = yield* Effect.forEach(
             Array.from({ length: 20 }, (_, i) => i + 1),
-            (n) => patch(id, key, { replacements: [{ find: `token-${n}-end`, replace: `done-${n}-end` }] }),
+            (n) => patchArticle(id, key, { replacements: [{ find: `token-${n}-end`, replace: `done-${n}-end` }] }),
             { concurrency: "unbounded" }
           )
           const statuses = results.map((result) => result.status)
@@ -246,7 +213,7 @@ layer(TestServerLive)("edit limits", (it) => {
           assert.strictEqual(yield* revisionCount(id), 5)
           assert.strictEqual(yield* editsUsed(accountId), EDITS_PER_DAY)
           // Every success was saved and none was lost to another.
-          const body: string = (yield* getArticle(id, key)).body
+          const body: string = (yield* articleData(id, key)).body
           assert.strictEqual(body.match(/done-\d+-end/g)?.length ?? 0, 5, body)
         })
     )
@@ -259,7 +226,7 @@ layer(TestServerLive)("edit limits", (it) => {
         const siteId = yield* app.makeSite(accountId)
         const ids = yield* Effect.forEach(Array.from({ length: 20 }), () => app.makeArticle(siteId))
         yield* useEdits(accountId, EDITS_PER_DAY - 5)
-        const results = yield* Effect.forEach(ids, (id) => patch(id, key, { title: `Edited ${id}` }), {
+        const results = yield* Effect.forEach(ids, (id) => patchArticle(id, key, { title: `Edited ${id}` }), {
           concurrency: "unbounded"
         })
         const statuses = results.map((result) => result.status)
@@ -281,11 +248,11 @@ layer(TestServerLive)("edit limits", (it) => {
         yield* setNow("2026-11-21T23:59:59Z")
         const { key, id, accountId } = yield* articleOfNewAccount()
         yield* useEdits(accountId, EDITS_PER_DAY)
-        const refused = yield* patch(id, key, { title: "Too late today" })
+        const refused = yield* patchArticle(id, key, { title: "Too late today" })
         assertEditLimitExceeded(refused)
         assert.strictEqual(refused.headers.get("retry-after"), "1")
         yield* TestClock.adjust("1 second")
-        assertOk(yield* patch(id, key, { title: "Early tomorrow" }))
+        assertOk(yield* patchArticle(id, key, { title: "Early tomorrow" }))
         assert.strictEqual(yield* editsUsed(accountId, "2026-11-22"), 1)
         assert.strictEqual(yield* editsUsed(accountId, "2026-11-21"), EDITS_PER_DAY)
       })
@@ -296,13 +263,13 @@ layer(TestServerLive)("edit limits", (it) => {
         yield* setNow("2026-11-21T23:00:00Z")
         const { key, id, accountId } = yield* articleOfNewAccount()
         yield* useEdits(accountId, EDITS_PER_DAY)
-        assertEditLimitExceeded(yield* patch(id, key, { title: "Refused" }))
+        assertEditLimitExceeded(yield* patchArticle(id, key, { title: "Refused" }))
         yield* TestClock.adjust("90 minutes")
-        assertOk(yield* patch(id, key, { title: "A new day" }))
+        assertOk(yield* patchArticle(id, key, { title: "A new day" }))
         assert.strictEqual(yield* editsUsed(accountId), 1)
         yield* useEdits(accountId, EDITS_PER_DAY - 1)
-        assertOk(yield* patch(id, key, { title: "The 200th of the new day" }))
-        assertEditLimitExceeded(yield* patch(id, key, { title: "The 201st of the new day" }))
+        assertOk(yield* patchArticle(id, key, { title: "The 200th of the new day" }))
+        assertEditLimitExceeded(yield* patchArticle(id, key, { title: "The 201st of the new day" }))
       })
     )
 
@@ -312,8 +279,8 @@ layer(TestServerLive)("edit limits", (it) => {
         const spent = yield* articleOfNewAccount()
         const fresh = yield* articleOfNewAccount()
         yield* useEdits(spent.accountId, EDITS_PER_DAY)
-        assertEditLimitExceeded(yield* patch(spent.id, spent.key, { title: "Refused" }))
-        assertOk(yield* patch(fresh.id, fresh.key, { title: "Allowed" }))
+        assertEditLimitExceeded(yield* patchArticle(spent.id, spent.key, { title: "Refused" }))
+        assertOk(yield* patchArticle(fresh.id, fresh.key, { title: "Allowed" }))
         assert.strictEqual(yield* editsUsed(fresh.accountId), 1)
         assert.strictEqual(yield* editsUsed(spent.accountId), EDITS_PER_DAY)
       })
@@ -326,8 +293,8 @@ layer(TestServerLive)("edit limits", (it) => {
         const { key, id, accountId } = yield* articleOfNewAccount()
         const second = yield* app.makeKey(accountId)
         yield* useEdits(accountId, EDITS_PER_DAY - 1)
-        assertOk(yield* patch(id, key, { title: "With the first key" }))
-        assertEditLimitExceeded(yield* patch(id, second, { title: "With the second key" }))
+        assertOk(yield* patchArticle(id, key, { title: "With the first key" }))
+        assertEditLimitExceeded(yield* patchArticle(id, second, { title: "With the second key" }))
       })
     )
   })

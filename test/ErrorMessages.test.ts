@@ -4,7 +4,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { clockStarts } from "./support/Clock.js"
-import { newMcpSession } from "./support/McpSession.js"
+import { request } from "./support/Http.js"
+import { sharedMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const PARTNER = { type: "backlink", href: "https://partner.example/", text: "our partner" }
@@ -15,30 +16,11 @@ const PROTECTED_BODY = `<p>Read about ${partnerLink()} today.</p>`
 /** Each test starts a minute after the previous one: the shared session never meets its request limit. */
 const startClock = clockStarts("61 seconds")
 
-type Session = Effect.Effect.Success<typeof newMcpSession>
-let shared: Session | undefined
-const session = Effect.suspend(() =>
-  shared === undefined
-    ? Effect.tap(newMcpSession, (made) => Effect.sync(() => (shared = made)))
-    : Effect.succeed(shared)
-)
+const session = sharedMcpSession()
 
 /** A REST call with the session's API key; the status and the error body. */
-const rest = (key: string, method: string, path: string, body?: unknown, init: RequestInit = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1${path}`, {
-      method,
-      ...init,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-        ...(init.headers as Record<string, string> | undefined)
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
+const rest = (key: string, method: string, path: string, json?: unknown, init: { readonly body?: BodyInit } = {}) =>
+  request(method, `/api/v1${path}`, { bearer: key, json, body: init.body })
 
 /** The same refusal through REST and through the tool: its error body, which must be the same through both. */
 const refusedAlike = (

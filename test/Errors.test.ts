@@ -1,16 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { request } from "./support/Http.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** GET with the given headers; the status, the headers and the raw text of the body. */
-const get = (path: string, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(path, { headers })
-    const text = yield* Effect.promise(() => res.text())
-    return { status: res.status, headers: res.headers, text }
-  })
+const get = (path: string, headers: Record<string, string> = {}) => request("GET", path, { headers })
 
 /** A fresh account with one website and one article. */
 const fixture = Effect.gen(function* () {
@@ -128,7 +123,6 @@ layer(TestServerLive)("errors", (it) => {
       "a change whose commit fails is a JSON 500 internal_error with its request id, saying the outcome is unknown; the retry with its key runs once",
       () =>
         Effect.gen(function* () {
-          const app = yield* TestApp
           const sql = yield* SqlClient.SqlClient
           const { key, articleId } = yield* fixture
           // A check that PostgreSQL makes only at commit, refusing revisions with this reason.
@@ -144,13 +138,10 @@ layer(TestServerLive)("errors", (it) => {
               deferrable initially deferred for each row execute function refuse_at_commit();`)
             .pipe(Effect.orDie)
           const send = () =>
-            Effect.gen(function* () {
-              const res = yield* app.fetch(`/api/v1/articles/${articleId}`, {
-                method: "PATCH",
-                headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": "commit-1" },
-                body: JSON.stringify({ title: "Committed?", reason: "fails at commit" })
-              })
-              return { status: res.status, headers: res.headers, text: yield* Effect.promise(() => res.text()) }
+            request("PATCH", `/api/v1/articles/${articleId}`, {
+              key,
+              json: { title: "Committed?", reason: "fails at commit" },
+              headers: { "idempotency-key": "commit-1" }
             })
           const failed = yield* send()
           assert.strictEqual(failed.status, 500)

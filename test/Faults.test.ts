@@ -7,6 +7,7 @@ import { Duration, Effect, Fiber, Logger, LogLevel, Random, Schedule } from "eff
 import { serverMiddleware } from "../src/Server/Pipeline.js"
 import { DatabaseFaults, FaultyServerLive, onPostgres } from "./support/DatabaseFaults.js"
 import { eventually, waitUntil } from "./support/Eventually.js"
+import { request } from "./support/Http.js"
 import { TestApp } from "./support/TestServer.js"
 
 /** Keyed edits sent while the database connections break, how many run at once, and how many breaks at most. */
@@ -32,22 +33,21 @@ const editOf = (edit: number) => ({ replacements: [{ find: "</p>", replace: ` ${
 
 /** One keyed PATCH; a connection that ends without an answer is a failure of the test. */
 const send = (key: string, id: number, edit: number, keyPrefix?: string) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
-      method: "PATCH",
-      headers: { "x-api-key": key, "content-type": "application/json", "idempotency-key": keyOf(edit, keyPrefix) },
-      body: JSON.stringify(editOf(edit))
-    })
-    const text = yield* Effect.promise(() => res.text())
-    return {
-      status: res.status,
-      requestId: res.headers.get("x-request-id"),
-      contentType: res.headers.get("content-type"),
-      replayed: res.headers.get("idempotent-replayed") === "true",
-      body: JSON.parse(text)
-    } satisfies Answer
-  })
+  Effect.map(
+    request("PATCH", `/api/v1/articles/${id}`, {
+      key,
+      json: editOf(edit),
+      headers: { "idempotency-key": keyOf(edit, keyPrefix) }
+    }),
+    (res) =>
+      ({
+        status: res.status,
+        requestId: res.headers.get("x-request-id"),
+        contentType: res.headers.get("content-type"),
+        replayed: res.headers.get("idempotent-replayed") === "true",
+        body: res.body
+      }) satisfies Answer
+  )
 
 /** Every answer is a success or an `Error` body, JSON, with its request id; a 5xx says to retry with the key. */
 const assertRealAnswer = (answer: Answer) => {

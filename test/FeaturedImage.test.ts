@@ -1,18 +1,15 @@
 // @tags: runtime
-import { mkdtempSync, readdirSync, rmSync } from "node:fs"
-import { request } from "node:http"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { readdirSync } from "node:fs"
+import { request as rawRequest } from "node:http"
 import { SqlClient } from "@effect/sql"
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
+import { request } from "./support/Http.js"
+import { freshMediaDir, PNG_BASE64 } from "./support/Media.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
-// Uploads go to a fresh directory of this run, not into the repository; read when the layer is built.
-const mediaDir = mkdtempSync(join(tmpdir(), "cbs-media-test-"))
-process.env["MEDIA_DIR"] = mediaDir
-afterAll(() => rmSync(mediaDir, { recursive: true, force: true }))
+const mediaDir = freshMediaDir("cbs-media-test-")
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024
 
@@ -20,12 +17,7 @@ const bytes = (...parts: ReadonlyArray<string | ReadonlyArray<number>>) =>
   new Uint8Array(parts.flatMap((part) => (typeof part === "string" ? Array.from(part, (c) => c.charCodeAt(0)) : part)))
 
 /** A real, valid 1×1 PNG. */
-const PNG = Uint8Array.from(
-  Buffer.from(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
-    "base64"
-  )
-)
+const PNG = Uint8Array.from(Buffer.from(PNG_BASE64, "base64"))
 const JPEG = bytes([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10], "JFIF", [0, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xd9])
 const GIF = bytes("GIF89a", [1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x3b])
 const WEBP = bytes("RIFF", [0x1a, 0, 0, 0], "WEBP", "VP8L", [0x0d, 0, 0, 0, 0x2f, 0, 0, 0, 0x10, 0x07, 0x10, 0x11])
@@ -70,21 +62,13 @@ const form = (options: {
   return data
 }
 
-/** POST to the featured-image endpoint; the status and the parsed answer. */
-const post = (id: number, key: string, body: FormData | { readonly json: unknown }) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const init: RequestInit =
-      body instanceof FormData
-        ? { method: "POST", headers: { "x-api-key": key }, body }
-        : {
-            method: "POST",
-            headers: { "x-api-key": key, "content-type": "application/json" },
-            body: JSON.stringify(body.json)
-          }
-    const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image`, init)
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
+/** POST to the featured-image endpoint (with `query`, if any); the status and the parsed answer. */
+const post = (id: number, key: string, body: FormData | { readonly json: unknown }, query = "") =>
+  request(
+    "POST",
+    `/api/v1/articles/${id}/featured-image${query}`,
+    body instanceof FormData ? { key, body } : { key, json: body.json }
+  )
 
 const upload = (id: number, key: string, data: Uint8Array<ArrayBuffer>, name = "photo.png", type = "image/png") =>
   post(id, key, form({ image: { data, name, type } }))
@@ -93,7 +77,7 @@ const upload = (id: number, key: string, data: Uint8Array<ArrayBuffer>, name = "
 const rawGet = (baseUrl: string, target: string) =>
   Effect.async<{ readonly status: number; readonly contentType: string; readonly text: string }>((resume) => {
     const { hostname, port } = new URL(baseUrl)
-    const req = request({ hostname, port, path: target, method: "GET" }, (res) => {
+    const req = rawRequest({ hostname, port, path: target, method: "GET" }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("end", () =>
@@ -301,19 +285,7 @@ layer(TestServerLive)("featured image", (it) => {
       })
 
     const dryRun = (id: number, key: string, body: FormData | { readonly json: unknown }) =>
-      Effect.gen(function* () {
-        const app = yield* TestApp
-        const init: RequestInit =
-          body instanceof FormData
-            ? { method: "POST", headers: { "x-api-key": key }, body }
-            : {
-                method: "POST",
-                headers: { "x-api-key": key, "content-type": "application/json" },
-                body: JSON.stringify(body.json)
-              }
-        const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image?dry_run=true`, init)
-        return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-      })
+      post(id, key, body, "?dry_run=true")
 
     it.effect("a dry run of an upload answers the would-be article and its image address, and stores nothing", () =>
       Effect.gen(function* () {

@@ -1,20 +1,15 @@
 // @tags: runtime
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { request } from "./support/Http.js"
 import { siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** A request with an API key; status and JSON body. */
 const send = (path: string, key: string, init: { method: string; contentType?: string; body?: BodyInit }) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const headers: Record<string, string> = { "x-api-key": key }
-    if (init.contentType !== undefined) headers["content-type"] = init.contentType
-    const res = yield* app.fetch(path, {
-      method: init.method,
-      headers,
-      ...(init.body === undefined ? {} : { body: init.body })
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
+  request(init.method, path, {
+    key,
+    body: init.body,
+    headers: init.contentType === undefined ? {} : { "content-type": init.contentType }
   })
 
 const article = Effect.gen(function* () {
@@ -231,12 +226,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
         assert.include(image.body.message, "url")
         const form = new FormData()
         form.append("url", "https://img.example/a\u0000.png")
-        const app = yield* TestApp
-        const res = yield* app.fetch(`/api/v1/articles/${id}/featured-image`, {
-          method: "POST",
-          headers: { "x-api-key": key },
-          body: form
-        })
+        const res = yield* send(`/api/v1/articles/${id}/featured-image`, key, { method: "POST", body: form })
         assert.strictEqual(res.status, 422)
       })
     )

@@ -5,11 +5,10 @@ import { ConfigProvider, Effect, TestClock } from "effect"
 import { cbs } from "./support/Cbs.js"
 import { makeBrowser, postRpc, signInWithSdk, toolsList } from "./support/McpClient.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
+import { PASSWORD } from "./support/WebPages.js"
 
 const APP = "https://app.example"
 const OTHER = "https://other.example"
-const PASSWORD = "correct horse battery staple"
-
 /**
  * The test's "now": the server runs on the test clock, which stands still. Each test starts at least a minute after
  * the previous one, so that no two tests share a request-limit window.

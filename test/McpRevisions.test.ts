@@ -6,14 +6,13 @@ import { Effect, TestClock } from "effect"
 import { makeBrowser, signInWithSdk, type TestOAuthProvider } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { toolNames } from "./support/Tools.js"
+import { PASSWORD } from "./support/WebPages.js"
 
 /**
  * The revisions of MCP a client may speak: 2026-07-28 (no initialize: `server/discover`, a per-request envelope,
  * Mcp-Method and Mcp-Name headers, cacheable lists) and the 2025 revisions (initialize, then calls), each with the
  * SDK's own client, signed in through the real OAuth flow.
  */
-
-const PASSWORD = "correct horse battery staple"
 
 /** What a client sent and got: each POST's headers, JSON body and answer. */
 interface Exchange {

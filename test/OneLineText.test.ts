@@ -5,13 +5,15 @@ import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option, TestClock } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { cbs } from "./support/Cbs.js"
+import { clockStarts } from "./support/Clock.js"
+import { request } from "./support/Http.js"
 import { makeBrowser, REDIRECT_URI, signInWithSdk } from "./support/McpClient.js"
-import { newMcpSession } from "./support/McpSession.js"
+import { sharedMcpSession } from "./support/McpSession.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { open, PASSWORD, signedInAccount } from "./support/WebPages.js"
 
@@ -21,34 +23,16 @@ import { open, PASSWORD, signedInAccount } from "./support/WebPages.js"
  */
 
 /** Each test starts a minute after the previous one: the shared session never meets its request limit. */
-let lastStart = 0
-const startClock = Effect.suspend(() => {
-  lastStart = Math.max(Date.now(), lastStart + 61_000)
-  return TestClock.setTime(lastStart)
-})
+const startClock = clockStarts("61 seconds")
 
-type Session = Effect.Effect.Success<typeof newMcpSession>
-let shared: Session | undefined
-const session = Effect.suspend(() =>
-  shared === undefined
-    ? Effect.tap(newMcpSession, (made) => Effect.sync(() => (shared = made)))
-    : Effect.succeed(shared)
-)
+const session = sharedMcpSession()
 
 /** A reason that reads "txt.exe fixed typo" where it is shown raw. */
 const SPOOFED_REASON = "\u202Eexe.txt\u202C fixed typo"
 
 /** A REST write with an API key; the status and the JSON body. */
 const write = (key: string, method: "PUT" | "PATCH", id: ArticleId, body: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1/articles/${id}`, {
-      method,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-    return { status: res.status, body: (yield* Effect.promise(() => res.json())) as Record<string, unknown> }
-  })
+  request(method, `/api/v1/articles/${id}`, { bearer: key, json: body })
 
 /** The article as stored, and how many revisions it has. */
 const stored = (id: ArticleId) =>

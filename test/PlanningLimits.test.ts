@@ -3,6 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { makeBrowser, postRpc, signInWithSdk, toolsCall, toolsList } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { PASSWORD } from "./support/WebPages.js"
 
 /**
  * Limits an assistant can plan with: every API answer's `RateLimit` header states the credential's requests left
@@ -10,7 +11,6 @@ import { TestApp, TestServerLive } from "./support/TestServer.js"
  * `_meta`, read from its endpoint's answer; a dry run uses no change, and the write tools say so.
  */
 
-const PASSWORD = "correct horse battery staple"
 const LIMITS = "content-backlink-service/limits"
 
 /** `"requests";r=N;t=S, "edits";r=M;t=T` as numbers. */

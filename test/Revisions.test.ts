@@ -6,7 +6,8 @@ import { ArticleEdits } from "../src/Articles/Edits.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { Credential } from "../src/Domain/Credential.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
-import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
+import { patchArticle, putArticle, request } from "./support/Http.js"
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 interface RevisionRecord {
   readonly number: number
@@ -60,22 +61,8 @@ const snapshotOf = (revision: RevisionRecord): Content => ({
   featured_image_url: revision.featured_image_url
 })
 
-/** A JSON request with an API key; the status and the parsed answer. */
-const send = (method: "PUT" | "PATCH" | "POST", path: string, key: string, json: unknown) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(path, {
-      method,
-      headers: { "x-api-key": key, "content-type": "application/json" },
-      body: JSON.stringify(json)
-    })
-    return { status: res.status, body: yield* Effect.promise(() => res.json()) }
-  })
-
-const put = (id: number, key: string, json: unknown) => send("PUT", `/api/v1/articles/${id}`, key, json)
-const patch = (id: number, key: string, json: unknown) => send("PATCH", `/api/v1/articles/${id}`, key, json)
 const setImage = (id: number, key: string, json: unknown) =>
-  send("POST", `/api/v1/articles/${id}/featured-image`, key, json)
+  request("POST", `/api/v1/articles/${id}/featured-image`, { key, json })
 
 /** The id of the live key `key`. */
 const keyIdOf = (key: string) =>
@@ -94,16 +81,6 @@ const userCredentialOf = (accountId: AccountId) =>
     return credential
   })
 
-/** A fresh account with one website and one article built from `fields`. */
-const articleOfNewAccount = (fields?: ArticleFields) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const { accountId, key } = yield* app.makeAccount()
-    const siteId = yield* app.makeSite(accountId)
-    const id = yield* app.makeArticle(siteId, fields)
-    return { key, id, accountId }
-  })
-
 const protectedLink = '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>'
 
 layer(TestServerLive)("revisions", (it) => {
@@ -114,12 +91,12 @@ layer(TestServerLive)("revisions", (it) => {
         const keyId = yield* keyIdOf(key)
 
         assert.strictEqual(
-          (yield* put(id, key, { title: "One", body: "<p>First.</p>", reason: "rewrite" })).status,
+          (yield* putArticle(id, key, { title: "One", body: "<p>First.</p>", reason: "rewrite" })).status,
           200
         )
         const afterPut = yield* contentOf(id)
         assert.strictEqual(
-          (yield* patch(id, key, {
+          (yield* patchArticle(id, key, {
             meta_description: "New meta",
             replacements: [{ find: "First", replace: "Second" }]
           })).status,
@@ -158,7 +135,7 @@ layer(TestServerLive)("revisions", (it) => {
         const app = yield* TestApp
         const { key, id, accountId } = yield* articleOfNewAccount({ body: "<p>Start.</p>" })
         const secondKey = yield* app.makeKey(accountId)
-        assert.strictEqual((yield* put(id, secondKey, { body: "<p>By the second key.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, secondKey, { body: "<p>By the second key.</p>" })).status, 200)
         const revisions = yield* revisionsOf(id)
         assert.strictEqual(revisions.length, 1)
         assert.strictEqual(revisions[0]!.api_key_id, yield* keyIdOf(secondKey))
@@ -171,7 +148,7 @@ layer(TestServerLive)("revisions", (it) => {
     it.effect("a PUT with the same body answers 200 and stores no revision", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: "<p>Some text.</p>", title: "Same" })
-        const res = yield* put(id, key, { body: "<p>Some text.</p>" })
+        const res = yield* putArticle(id, key, { body: "<p>Some text.</p>" })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.body.data.body, "<p>Some text.</p>")
         assert.deepStrictEqual(yield* revisionsOf(id), [])
@@ -181,7 +158,7 @@ layer(TestServerLive)("revisions", (it) => {
     it.effect("a PATCH with the same title answers 200 and stores no revision", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ title: "Same title" })
-        const res = yield* patch(id, key, { title: "Same title" })
+        const res = yield* patchArticle(id, key, { title: "Same title" })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.body.data.title, "Same title")
         assert.deepStrictEqual(yield* revisionsOf(id), [])
@@ -206,10 +183,10 @@ layer(TestServerLive)("revisions", (it) => {
     it.effect("rejected PUT, PATCH and featured-image requests store no revision", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount({ body: `<p>Text with ${protectedLink}.</p>` })
-        assert.strictEqual((yield* put(id, key, { body: "<script>x</script>" })).status, 422)
-        assert.strictEqual((yield* put(id, key, { body: "<p>Link gone.</p>" })).status, 422)
-        assert.strictEqual((yield* put(id, key, { title: "", body: "<p>x</p>" })).status, 422)
-        assert.strictEqual((yield* patch(id, key, { replacements: [{ find: "absent" }] })).status, 409)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<script>x</script>" })).status, 422)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>Link gone.</p>" })).status, 422)
+        assert.strictEqual((yield* putArticle(id, key, { title: "", body: "<p>x</p>" })).status, 422)
+        assert.strictEqual((yield* patchArticle(id, key, { replacements: [{ find: "absent" }] })).status, 409)
         assert.strictEqual((yield* setImage(id, key, { url: "ftp://example.com/a.png" })).status, 422)
         assert.deepStrictEqual(yield* revisionsOf(id), [])
       })
@@ -221,8 +198,8 @@ layer(TestServerLive)("revisions", (it) => {
       Effect.gen(function* () {
         const edits = yield* ArticleEdits
         const { key, id, accountId } = yield* articleOfNewAccount({ body: "<p>Start.</p>", title: "Start" })
-        assert.strictEqual((yield* put(id, key, { title: "First", body: "<p>First.</p>" })).status, 200)
-        assert.strictEqual((yield* patch(id, key, { title: "Second", meta_description: "Meta 2" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { title: "First", body: "<p>First.</p>" })).status, 200)
+        assert.strictEqual((yield* patchArticle(id, key, { title: "Second", meta_description: "Meta 2" })).status, 200)
         assert.strictEqual((yield* setImage(id, key, { url: "https://cdn.example.com/2.png" })).status, 200)
         const credential = yield* userCredentialOf(accountId)
 
@@ -250,7 +227,7 @@ layer(TestServerLive)("revisions", (it) => {
         const sql = yield* SqlClient.SqlClient
         const edits = yield* ArticleEdits
         const { key, id, accountId } = yield* articleOfNewAccount({ body: "<p>Start.</p>" })
-        assert.strictEqual((yield* put(id, key, { body: "<p>Plain first.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>Plain first.</p>" })).status, 200)
         const withLink = `<p>Plain first with ${protectedLink}.</p>`
         // The publishing pipeline inserts links outside the edit path; here it is done by hand.
         yield* sql`update articles set body = ${withLink} where id = ${id}`.pipe(Effect.orDie)
@@ -275,7 +252,7 @@ layer(TestServerLive)("revisions", (it) => {
       Effect.gen(function* () {
         const edits = yield* ArticleEdits
         const { key, id, accountId } = yield* articleOfNewAccount({ body: "<p>Start.</p>" })
-        assert.strictEqual((yield* put(id, key, { body: "<p>First.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>First.</p>" })).status, 200)
         const credential = yield* userCredentialOf(accountId)
         const error = yield* Effect.flip(edits.restore({ credential, origin: "editor" }, id, 7))
         assert.strictEqual(error._tag, "NotFound")
@@ -291,8 +268,8 @@ layer(TestServerLive)("revisions", (it) => {
         const app = yield* TestApp
         const edits = yield* ArticleEdits
         const { key, id } = yield* articleOfNewAccount({ body: "<p>Start.</p>" })
-        assert.strictEqual((yield* put(id, key, { body: "<p>First.</p>" })).status, 200)
-        assert.strictEqual((yield* put(id, key, { body: "<p>Second.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>First.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>Second.</p>" })).status, 200)
         const other = yield* app.makeAccount()
         const credential = yield* userCredentialOf(other.accountId)
         const error = yield* Effect.flip(edits.restore({ credential, origin: "editor" }, id, 1))
@@ -305,8 +282,8 @@ layer(TestServerLive)("revisions", (it) => {
       Effect.gen(function* () {
         const edits = yield* ArticleEdits
         const { key, id } = yield* articleOfNewAccount({ body: "<p>Start.</p>" })
-        assert.strictEqual((yield* put(id, key, { body: "<p>First.</p>" })).status, 200)
-        assert.strictEqual((yield* put(id, key, { body: "<p>Second.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>First.</p>" })).status, 200)
+        assert.strictEqual((yield* putArticle(id, key, { body: "<p>Second.</p>" })).status, 200)
         const history = yield* edits.history(id)
         assert.deepStrictEqual(
           history.map((r) => [r.number, r.body]),

@@ -2,34 +2,15 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, TestClock } from "effect"
+import { type Answer, request } from "./support/Http.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const PARTNER = '<a data-service-protected="backlink" href="https://partner.example/">our partner</a>'
 const BODY = `<p>Read about ${PARTNER} today.</p>`
 
-interface Answer {
-  readonly status: number
-  readonly headers: Headers
-  readonly text: string
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field in the assertions.
-  readonly body: any
-}
-
+/** A request to `/api/v1<path>` with an API key, a JSON body and more headers. */
 const call = (method: string, path: string, key: string, json?: unknown, headers: Record<string, string> = {}) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch(`/api/v1${path}`, {
-      method,
-      headers: {
-        "x-api-key": key,
-        ...(json === undefined ? {} : { "content-type": "application/json" }),
-        ...headers
-      },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) })
-    })
-    const text = yield* Effect.promise(() => res.text())
-    return { status: res.status, headers: res.headers, text, body: JSON.parse(text) } satisfies Answer
-  })
+  request(method, `/api/v1${path}`, { key, json, headers })
 
 const article = Effect.gen(function* () {
   yield* TestClock.setTime(Date.now())
@@ -99,7 +80,7 @@ const whileRowHeld = <E, R>(
       )
       .pipe(Effect.orDie, Effect.fork)
     yield* Deferred.await(held)
-    const request = yield* Effect.fork(
+    const patching = yield* Effect.fork(
       Effect.tryPromise(async () => {
         const res = await fetch(`${app.baseUrl}/api/v1/articles/${id}`, {
           method: "PATCH",
@@ -114,7 +95,7 @@ const whileRowHeld = <E, R>(
     yield* meanwhile(waitFor(Effect.map(keysTaken, (n) => n > 0)))
     yield* Deferred.succeed(release, undefined)
     yield* Fiber.join(holder)
-    return yield* Fiber.join(request)
+    return yield* Fiber.join(patching)
   })
 
 layer(TestServerLive)("beyond the interface: safe concurrent edits, retries and previews", (it) => {

@@ -8,7 +8,7 @@ import { TestApp } from "./TestServer.js"
  * Requests are encoded and responses decoded with the API's own schemas: a declared error arrives as its tagged
  * class from `src/Domain/Errors.ts` (`NotFound`, `ValidationError`, …) in the error channel. Because requests are
  * encoded, the client cannot send what the schemas refuse (`per_page=101`, a malformed date); those requests are
- * sent with `TestApp.fetch`.
+ * sent with `request` (Http.ts).
  */
 export const apiClient = (key: string) =>
   Effect.gen(function* () {

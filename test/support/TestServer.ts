@@ -176,6 +176,16 @@ export const siteOfNewAccount = Effect.gen(function* () {
   return { key, siteId }
 })
 
+/** A fresh account with one website and one article built from `fields`. */
+export const articleOfNewAccount = (fields?: ArticleFields) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const { accountId, key } = yield* app.makeAccount()
+    const siteId = yield* app.makeSite(accountId)
+    const id = yield* app.makeArticle(siteId, fields)
+    return { key, id, accountId, siteId }
+  })
+
 /**
  * The service again, on the test file's database, with `settings` (environment variables) over the environment: for
  * what a setting changes. Its address; it stops with the scope.

@@ -38,8 +38,8 @@ export const makeServerErrorLog = () => {
 
 /**
  * A body sent in chunks past its cap. Without a Content-Length the cap can only be applied while reading: the server
- * stops at the cap and closes the connection, so the client sees a 413 or a reset (as test/ArticleWrites.test.ts
- * has it).
+ * stops at the cap and closes the connection, so the client sees a 413 or a reset (as
+ * test/ArticleWriteAccess.test.ts has it).
  */
 const chunkedOverCap = (request: RawRequest) =>
   request.framing._tag === "chunked" &&

@@ -1,0 +1,203 @@
+import { createHash, randomBytes } from "node:crypto"
+import { assert } from "@effect/vitest"
+import { Effect, Option, TestClock } from "effect"
+import { Accounts } from "../../src/Auth/Accounts.js"
+import { Limits } from "../../src/Limits/Limits.js"
+import { AccessTokens } from "../../src/OAuth/AccessTokens.js"
+import { type Browser, hiddenField, makeBrowser, postRpc, REDIRECT_URI, type Reply, toolsList } from "./McpClient.js"
+import { TestApp } from "./TestServer.js"
+import { PASSWORD } from "./WebPages.js"
+
+// ---------------------------------------------------------------------------------------------------------------
+// A browser (McpClient.ts) and what to read off its replies.
+
+/**
+ * The test server has no PUBLIC_BASE_URL, so it names itself after the loopback address a request used; these tests
+ * use http://localhost:<port> throughout, as a client given that address would.
+ */
+export const publicBaseOf = (baseUrl: string) => `http://localhost:${new URL(baseUrl).port}`
+
+export const json = (reply: Reply) => JSON.parse(reply.text)
+
+/** The query parameters of a redirect's Location. */
+export const paramsOf = (location: string | undefined) => new URL(location ?? "http://invalid/").searchParams
+
+// ---------------------------------------------------------------------------------------------------------------
+// Flow helpers.
+
+export const pkcePair = () => {
+  const verifier = randomBytes(32).toString("base64url")
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") }
+}
+
+/** The test's "now": under `layer(...)` the server runs on the test's clock, which starts at the epoch. */
+export const startClock = TestClock.setTime(Date.now())
+
+export const context = Effect.gen(function* () {
+  const app = yield* TestApp
+  const base = publicBaseOf(app.baseUrl)
+  return { app, base, resource: `${base}/mcp`, browser: makeBrowser(base) }
+})
+
+/** Registers a public client; its client_id. */
+export const registerClient = (browser: Browser, metadata: Record<string, unknown> = {}) =>
+  Effect.gen(function* () {
+    const reply = yield* browser.postJson("/register", {
+      client_name: "Test Assistant",
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+      ...metadata
+    })
+    assert.strictEqual(reply.status, 201, reply.text)
+    return json(reply).client_id as string
+  })
+
+/** A user with a password; its e-mail, user id and account id. */
+export const makeUser = Effect.gen(function* () {
+  const app = yield* TestApp
+  const accounts = yield* Accounts
+  const email = `oauth-${randomBytes(4).toString("hex")}@example.com`
+  const { accountId } = yield* app.makeAccount({ email, password: PASSWORD })
+  const row = Option.getOrThrow(yield* accounts.findByEmail(email))
+  return { email, accountId, userId: row.user_id }
+})
+
+export const authorizeQuery = (options: {
+  readonly clientId: string
+  readonly challenge: string
+  readonly resource: string
+  readonly extra?: Record<string, string>
+}) =>
+  new URLSearchParams({
+    response_type: "code",
+    client_id: options.clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: options.challenge,
+    code_challenge_method: "S256",
+    state: "state-123",
+    scope: "mcp",
+    resource: options.resource,
+    ...options.extra
+  }).toString()
+
+/** Signs in through the form the authorize request leads to; the consent page that follows. */
+export const signInThrough = (browser: Browser, authorizePath: string, email: string, password = PASSWORD) =>
+  Effect.gen(function* () {
+    const start = yield* browser.get(authorizePath)
+    assert.strictEqual(start.status, 303, start.text)
+    const form = yield* browser.get(start.location!)
+    assert.strictEqual(form.status, 200)
+    const signedIn = yield* browser.post("/signin", {
+      email,
+      password,
+      return_to: hiddenField(form.text, "return_to") ?? "",
+      csrf: hiddenField(form.text, "csrf") ?? ""
+    })
+    assert.strictEqual(signedIn.status, 303, signedIn.text)
+    assert.strictEqual(signedIn.location, authorizePath)
+    return yield* browser.get(signedIn.location!)
+  })
+
+/** Consent page → Allow; the redirect back to the client. */
+export const allow = (browser: Browser, consent: Reply, decision = "allow") =>
+  browser.post("/authorize", {
+    query: hiddenField(consent.text, "query") ?? "",
+    csrf: hiddenField(consent.text, "csrf") ?? "",
+    decision
+  })
+
+/** Everything up to an authorization code: client, user, sign-in, Allow. */
+export const authorizedCode = (options: { readonly extra?: Record<string, string> } = {}) =>
+  Effect.gen(function* () {
+    const { browser, resource, base } = yield* context
+    const clientId = yield* registerClient(browser)
+    const user = yield* makeUser
+    const pkce = pkcePair()
+    const path = `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource, ...options })}`
+    const consent = yield* signInThrough(browser, path, user.email)
+    assert.strictEqual(consent.status, 200, consent.text)
+    const back = yield* allow(browser, consent)
+    assert.strictEqual(back.status, 302, back.text)
+    const code = paramsOf(back.location).get("code")!
+    return { browser, base, resource, clientId, user, pkce, code, redirect: back }
+  })
+
+export const tokenRequest = (browser: Browser, fields: Record<string, string>) => browser.post("/token", fields)
+
+export const exchange = (
+  browser: Browser,
+  flow: { readonly clientId: string; readonly code: string; readonly pkce: { readonly verifier: string } },
+  overrides: Record<string, string> = {}
+) =>
+  tokenRequest(browser, {
+    grant_type: "authorization_code",
+    code: flow.code,
+    redirect_uri: REDIRECT_URI,
+    client_id: flow.clientId,
+    code_verifier: flow.pkce.verifier,
+    ...overrides
+  })
+
+export const refresh = (browser: Browser, clientId: string, refreshToken: string) =>
+  tokenRequest(browser, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId })
+
+/** The credential an access token carries now, if it is live (finding it counts a request of its user). */
+export const verify = (token: string) =>
+  Effect.gen(function* () {
+    const tokens = yield* AccessTokens
+    const window = yield* Effect.flatMap(Limits, (limits) => limits.currentWindow)
+    return Option.map(yield* tokens.verifyCounting(token, window), (found) => found.credential)
+  })
+
+export const assertOAuthError = (reply: Reply, status: number, error: string) => {
+  assert.strictEqual(reply.status, status, reply.text)
+  assert.match(reply.headers.get("content-type") ?? "", /^application\/json/)
+  const body = json(reply)
+  assert.strictEqual(body.error, error, reply.text)
+  assert.isString(body.error_description)
+}
+
+export const assertNoStore = (reply: Reply) => {
+  assert.strictEqual(reply.headers.get("cache-control"), "no-store")
+  assert.strictEqual(reply.headers.get("pragma"), "no-cache")
+}
+
+export const revoke = (browser: Browser, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  browser.post("/revoke", fields, headers)
+
+/** Basic client credentials (RFC 6749 §2.3.1). */
+export const basicAuth = (clientId: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`
+
+/** The status of a tools/list at /mcp with this bearer token (200, or 401 once the token no longer works). */
+export const mcpStatus = (token: string) =>
+  Effect.gen(function* () {
+    const { app } = yield* context
+    return (yield* postRpc(`${app.baseUrl}/mcp`, token, toolsList)).status
+  })
+
+/** A confidential client registered for `method`, with its secret, taken through sign-in and Allow to a code. */
+export const confidentialCode = (method: "client_secret_basic" | "client_secret_post") =>
+  Effect.gen(function* () {
+    const { browser, resource } = yield* context
+    const registered = yield* browser.postJson("/register", {
+      client_name: "Server app",
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: method
+    })
+    assert.strictEqual(registered.status, 201, registered.text)
+    const client = json(registered) as { client_id: string; client_secret: string }
+    const user = yield* makeUser
+    const pkce = pkcePair()
+    const path = `/authorize?${authorizeQuery({ clientId: client.client_id, challenge: pkce.challenge, resource })}`
+    const back = yield* allow(browser, yield* signInThrough(browser, path, user.email))
+    const fields = {
+      grant_type: "authorization_code",
+      code: paramsOf(back.location).get("code")!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: pkce.verifier
+    }
+    return { browser, client, fields }
+  })
