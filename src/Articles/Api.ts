@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { AgentTool } from "../Api/AgentTool.js"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
 import { ArticlePath, SitePath } from "../Api/Paths.js"
@@ -84,10 +85,11 @@ export class ArticlesApi extends authenticated(
           idempotent: true,
           pathArgs: { id: "site_id" }
         })
-        .annotate(OpenApi.Summary, "List a website's articles")
-        .annotate(
-          OpenApi.Description,
-          "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive; either alone bounds only its side) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
+        .annotateContext(
+          endpointDescribed(
+            "List a website's articles",
+            "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive; either alone bounds only its side) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
+          )
         )
     )
     .add(
@@ -104,10 +106,11 @@ export class ArticlesApi extends authenticated(
           idempotent: true,
           pathArgs: articleArg
         })
-        .annotate(OpenApi.Summary, "Read an article with its body")
-        .annotate(
-          OpenApi.Description,
-          "Returns the article with its canonical HTML body and the protected links found in it. The ETag header is the article's revision, quoted: send it back as If-Match to change only that version."
+        .annotateContext(
+          endpointDescribed(
+            "Read an article with its body",
+            "Returns the article with its canonical HTML body and the protected links found in it. The ETag header is the article's revision, quoted: send it back as If-Match to change only that version."
+          )
         )
         .annotate(OpenApi.Transform, sendsHeader(200, "ETag"))
     )
@@ -122,10 +125,11 @@ export class ArticlesApi extends authenticated(
         .addError(DisallowedHtml.Body)
         .addError(ProtectedLinkViolation.Body)
         .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
-        .annotate(OpenApi.Summary, "Replace an article's title and body")
-        .annotate(
-          OpenApi.Description,
-          `Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision (origin API, or MCP for the agent tool); an edit that changes nothing stores none. Nothing is saved on any error. ${BODY_BOUNDS_DESCRIPTION} At most ${MAX_CONCURRENT_WRITES} writes of one account run at once; the others wait their turn.`
+        .annotateContext(
+          endpointDescribed(
+            "Replace an article's title and body",
+            `Replaces the HTML body (and the title, when given) of an article on the key's own account. The body is sanitised to its canonical form; dangerous content is refused (422 disallowed_html), and every protected link of the current body must be kept unchanged (it may move), none added (422 protected_link_violation with the links). A successful change stores a revision (origin API, or MCP for the agent tool); an edit that changes nothing stores none. Nothing is saved on any error. ${BODY_BOUNDS_DESCRIPTION} At most ${MAX_CONCURRENT_WRITES} writes of one account run at once; the others wait their turn.`
+          )
         )
     )
     .add(
@@ -149,10 +153,11 @@ export class ArticlesApi extends authenticated(
           pathArgs: articleArg,
           card: "article-change"
         })
-        .annotate(OpenApi.Summary, "Edit an article in small steps")
-        .annotate(
-          OpenApi.Description,
-          `Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of ${inWords(patchChanges)} is needed (422). The body the replacements make has the bounds of a body. ${BODY_BOUNDS_DESCRIPTION}`
+        .annotateContext(
+          endpointDescribed(
+            "Edit an article in small steps",
+            `Changes the title, the meta description and/or applies find-and-replace edits to the HTML body as GET returns it. Replacements run in order, each on the result of the one before; each find must occur exactly once (or, with all, at least once), otherwise 409 replacement_conflict and nothing is saved. The result passes the same sanitiser and protected-link check as PUT. At least one of ${inWords(patchChanges)} is needed (422). The body the replacements make has the bounds of a body. ${BODY_BOUNDS_DESCRIPTION}`
+          )
         )
     )
     .add(
@@ -177,15 +182,16 @@ export class ArticlesApi extends authenticated(
           pathArgs: articleArg,
           card: "article-change"
         })
-        .annotate(OpenApi.Summary, "Replace an article's featured image")
-        .annotate(
-          OpenApi.Description,
-          "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool). With dry_run=true every check runs (the image's type and size, If-Match, the day's quota as it stands) and the answer is the article as it would be saved (featured_image_url the address the image would have) with a preview; no image is stored, nothing is saved, no quota is used."
+        .annotateContext(
+          endpointDescribed(
+            "Replace an article's featured image",
+            "Either multipart/form-data with an image file (and/or url) and reason, or JSON with url and reason. When both image and url are sent, the uploaded image wins. Uploads are JPEG, PNG, WebP, GIF or AVIF judged by their bytes (else 422 unsupported_image), at most 10 MiB (else 422 image_too_large, limit 10485760); they are stored by the service and featured_image_url becomes their address under /media/. A url must be absolute http(s), at most 2048 characters, and is stored as given. Stores a revision (origin API, or MCP for the agent tool). With dry_run=true every check runs (the image's type and size, If-Match, the day's quota as it stands) and the answer is the article as it would be saved (featured_image_url the address the image would have) with a preview; no image is stored, nothing is saved, no quota is used."
+          )
         )
     )
-)
-  .annotate(OpenApi.Title, "Articles")
-  .annotate(
-    OpenApi.Description,
+).annotateContext(
+  groupDescribed(
+    "Articles",
     "A website's articles: list and read them, and change an article's title, body, meta description or featured image. Every change is kept as a revision; protected links must survive every edit."
-  ) {}
+  )
+) {}

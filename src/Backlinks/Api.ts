@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { AgentTool } from "../Api/AgentTool.js"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { SitePath } from "../Api/Paths.js"
 import { Backlink } from "../Domain/Backlink.js"
@@ -24,12 +25,11 @@ export class BacklinksApi extends authenticated(
         idempotent: true,
         pathArgs: { id: "site_id" }
       })
-      .annotate(OpenApi.Summary, "List a website's backlinks")
-      .annotate(
-        OpenApi.Description,
-        "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
+      .annotateContext(
+        endpointDescribed(
+          "List a website's backlinks",
+          "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
+        )
       )
   )
-)
-  .annotate(OpenApi.Title, "Backlinks")
-  .annotate(OpenApi.Description, "The backlinks acquired for a website, industry and local.") {}
+).annotateContext(groupDescribed("Backlinks", "The backlinks acquired for a website, industry and local.")) {}

@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { AgentTool } from "../Api/AgentTool.js"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { Forbidden, ValidationError } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
@@ -21,12 +22,13 @@ export class SitesApi extends authenticated(
         readOnly: true,
         idempotent: true
       })
-      .annotate(OpenApi.Summary, "List the websites on the account")
-      .annotate(
-        OpenApi.Description,
-        "Lists the websites of the key's account in id order. Admin keys see every account's websites and may narrow them with `account` and `website`."
+      .annotateContext(
+        endpointDescribed(
+          "List the websites on the account",
+          "Lists the websites of the key's account in id order. Admin keys see every account's websites and may narrow them with `account` and `website`."
+        )
       )
   )
-)
-  .annotate(OpenApi.Title, "Websites")
-  .annotate(OpenApi.Description, "The websites of the key's account (every account's, for an admin key).") {}
+).annotateContext(
+  groupDescribed("Websites", "The websites of the key's account (every account's, for an admin key).")
+) {}

@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { AgentTool } from "../Api/AgentTool.js"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { SitePath } from "../Api/Paths.js"
 import { NotFound, ValidationError } from "../Domain/Errors.js"
@@ -25,12 +26,11 @@ export class StatsApi extends authenticated(
         pathArgs: { id: "site_id" },
         card: "stats"
       })
-      .annotate(OpenApi.Summary, "Read a website's counts for a period")
-      .annotate(
-        OpenApi.Description,
-        "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. With `months` (1 to 24), the response also has `months`: the counts of each of that many UTC calendar months ending with the month of `to`, oldest first, counted by the same rules; without it there is no `months` key. An unknown period, an impossible date, only one of from/to, from after to, or a `months` that is not an integer from 1 to 24: 422 validation_error."
+      .annotateContext(
+        endpointDescribed(
+          "Read a website's counts for a period",
+          "Counts of articles published and backlinks acquired (by category) in a period. `from` and `to` go together and take precedence over `period`; with neither, the period is `this_month`. The response's `from`/`to` are the resolved inclusive UTC days. With `months` (1 to 24), the response also has `months`: the counts of each of that many UTC calendar months ending with the month of `to`, oldest first, counted by the same rules; without it there is no `months` key. An unknown period, an impossible date, only one of from/to, from after to, or a `months` that is not an integer from 1 to 24: 422 validation_error."
+        )
       )
   )
-)
-  .annotate(OpenApi.Title, "Stats")
-  .annotate(OpenApi.Description, "Counts of articles published and backlinks acquired over a period.") {}
+).annotateContext(groupDescribed("Stats", "Counts of articles published and backlinks acquired over a period.")) {}
