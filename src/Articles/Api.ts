@@ -1,4 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Schema } from "effect"
 import { AgentTool } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
@@ -67,6 +68,14 @@ export const FeaturedImageResponse = Schema.Struct({
 
 const articleArg = { id: "article_id" }
 
+/**
+ * An article write: on the article's path, with `dry_run`, the write headers (If-Match, Idempotency-Key) and what
+ * every write can be refused with.
+ */
+const articleWrite = <Name extends string, Method extends HttpMethod>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
+) => endpoint.setPath(ArticlePath).setUrlParams(DryRunQuery).setHeaders(WriteHeaders).addError(WriteErrors)
+
 export class ArticlesApi extends authenticated(
   HttpApiGroup.make("articles")
     .add(
@@ -115,13 +124,9 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Transform, sendsHeader(200, "ETag"))
     )
     .add(
-      HttpApiEndpoint.put("updateArticle", "/articles/:id")
-        .setPath(ArticlePath)
+      articleWrite(HttpApiEndpoint.put("updateArticle", "/articles/:id"))
         .setPayload(strictBody(UpdateArticlePayload))
-        .setUrlParams(DryRunQuery)
-        .setHeaders(WriteHeaders)
         .addSuccess(EditResponse)
-        .addError(WriteErrors)
         .addError(DisallowedHtml.Body)
         .addError(ProtectedLinkViolation.Body)
         .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
@@ -133,13 +138,9 @@ export class ArticlesApi extends authenticated(
         )
     )
     .add(
-      HttpApiEndpoint.patch("patchArticle", "/articles/:id")
-        .setPath(ArticlePath)
+      articleWrite(HttpApiEndpoint.patch("patchArticle", "/articles/:id"))
         .setPayload(strictBody(PatchArticlePayload))
-        .setUrlParams(DryRunQuery)
-        .setHeaders(WriteHeaders)
         .addSuccess(EditResponse)
-        .addError(WriteErrors)
         .addError(ReplacementConflict.Body)
         .addError(DisallowedHtml.Body)
         .addError(ProtectedLinkViolation.Body)
@@ -161,15 +162,11 @@ export class ArticlesApi extends authenticated(
         )
     )
     .add(
-      HttpApiEndpoint.post("replaceFeaturedImage", "/articles/:id/featured-image")
-        .setPath(ArticlePath)
+      articleWrite(HttpApiEndpoint.post("replaceFeaturedImage", "/articles/:id/featured-image"))
         .setPayload(
           Schema.Union(HttpApiSchema.Multipart(strictBody(FeaturedImageMultipart)), strictBody(FeaturedImageJson))
         )
-        .setUrlParams(DryRunQuery)
-        .setHeaders(WriteHeaders)
         .addSuccess(FeaturedImageResponse)
-        .addError(WriteErrors)
         .addError(UnsupportedImage.Body)
         .addError(ImageTooLarge.Body)
         .annotate(AgentTool, {
