@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
 
 export const accountCreateCommand = Command.make(
   "create",
@@ -22,11 +21,10 @@ export const accountCreateCommand = Command.make(
     ),
     json: jsonOption
   },
-  (args) =>
-    load(() => import("./Run/Accounts.js")).pipe(
-      Effect.flatMap((run) => run.accountCreate(args)),
-      printResult(args.json)
-    )
+  loadAndPrint(
+    () => import("./Run/Accounts.js"),
+    (run, args) => run.accountCreate(args)
+  )
 ).pipe(Command.withDescription("Create an account with its first user; prints the ids."))
 
 export const accountPasswordCommand = Command.make(
@@ -35,11 +33,10 @@ export const accountPasswordCommand = Command.make(
     email: Options.text("email").pipe(Options.withPseudoName("E"), Options.withDescription("The user's e-mail.")),
     json: jsonOption
   },
-  (args) =>
-    load(() => import("./Run/Accounts.js")).pipe(
-      Effect.flatMap((run) => run.accountPassword(args)),
-      printResult(args.json)
-    )
+  loadAndPrint(
+    () => import("./Run/Accounts.js"),
+    (run, args) => run.accountPassword(args)
+  )
 ).pipe(
   Command.withDescription(
     "Set a user's password, read from standard input (its first line); ends the user's browser sessions."

@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
 import { idOption } from "./Values.js"
 
 /**
@@ -22,11 +21,10 @@ const rewrite = Command.make(
     ),
     json: jsonOption
   },
-  (args) =>
-    load(() => import("./Run/Article.js")).pipe(
-      Effect.flatMap((run) => run.articleRewrite(args)),
-      printResult(args.json)
-    )
+  loadAndPrint(
+    () => import("./Run/Article.js"),
+    (run, args) => run.articleRewrite(args)
+  )
 ).pipe(Command.withDescription("Store a rewritten HTML body for an article (origin rewrite); prints the revision."))
 
 export const articleCommand = Command.make("article").pipe(

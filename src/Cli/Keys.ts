@@ -1,6 +1,5 @@
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
 import { idOption } from "./Values.js"
 
 export const keyCreateCommand = Command.make(
@@ -23,21 +22,19 @@ export const keyCreateCommand = Command.make(
     ),
     json: jsonOption
   },
-  (args) =>
-    load(() => import("./Run/Keys.js")).pipe(
-      Effect.flatMap((run) => run.keyCreate(args)),
-      printResult(args.json)
-    )
+  loadAndPrint(
+    () => import("./Run/Keys.js"),
+    (run, args) => run.keyCreate(args)
+  )
 ).pipe(Command.withDescription("Create an API key for an account and print it, once."))
 
 export const keyRevokeCommand = Command.make(
   "revoke",
   { id: idOption("id", "The key's id, as `cbs key create` printed it."), json: jsonOption },
-  (args) =>
-    load(() => import("./Run/Keys.js")).pipe(
-      Effect.flatMap((run) => run.keyRevoke(args.id)),
-      printResult(args.json)
-    )
+  loadAndPrint(
+    () => import("./Run/Keys.js"),
+    (run, args) => run.keyRevoke(args.id)
+  )
 ).pipe(Command.withDescription("Revoke an API key: it stops working at once."))
 
 export const keyCommand = Command.make("key").pipe(

@@ -27,3 +27,18 @@ export const printResult =
  * command start without it (the bundle splits there).
  */
 export const load = <M>(module: () => Promise<M>): Effect.Effect<M> => Effect.promise(module)
+
+/**
+ * A command's handler: loads the module that does the command's work when the command runs (see `load`), does it
+ * with the command's options, and prints its result (see `printResult`).
+ */
+export const loadAndPrint =
+  <M, A extends { readonly json: boolean }, E, R>(
+    module: () => Promise<M>,
+    work: (run: M, args: A) => Effect.Effect<Result, E, R>
+  ) =>
+  (args: A): Effect.Effect<void, E, R> =>
+    load(module).pipe(
+      Effect.flatMap((run) => work(run, args)),
+      printResult(args.json)
+    )

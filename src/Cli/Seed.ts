@@ -1,7 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
 import { UsageError } from "./CliError.js"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
 
 export const seedCommand = Command.make(
   "seed",
@@ -15,9 +14,9 @@ export const seedCommand = Command.make(
   },
   (args) =>
     args.demo
-      ? load(() => import("./Run/Seed.js")).pipe(
-          Effect.flatMap((run) => run.seedDemoCommand),
-          printResult(args.json)
-        )
+      ? loadAndPrint(
+          () => import("./Run/Seed.js"),
+          (run) => run.seedDemoCommand
+        )(args)
       : new UsageError({ message: "nothing to seed: use `cbs seed --demo`" })
 ).pipe(Command.withDescription("Import the built-in demo data set."))
