@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { jsonOption, loadAndPrint } from "./Output.js"
-import { idOption } from "./Values.js"
+import { idOption, textOption } from "./Values.js"
 
 /**
  * `cbs article rewrite`: an operator stores a rewritten body through the same service call as the API (sanitiser,
@@ -14,11 +14,7 @@ const rewrite = Command.make(
       Options.withPseudoName("F"),
       Options.withDescription("An HTML file with the new body.")
     ),
-    reason: Options.text("reason").pipe(
-      Options.withPseudoName("R"),
-      Options.withDescription("Why the article was rewritten (kept with the revision)."),
-      Options.optional
-    ),
+    reason: textOption("reason", "R", "Why the article was rewritten (kept with the revision).").pipe(Options.optional),
     json: jsonOption
   },
   loadAndPrint(

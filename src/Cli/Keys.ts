@@ -1,24 +1,18 @@
 import { Command, Options } from "@effect/cli"
 import { jsonOption, loadAndPrint } from "./Output.js"
-import { idOption } from "./Values.js"
+import { flagOption, idOption, textOption } from "./Values.js"
 
 export const keyCreateCommand = Command.make(
   "create",
   {
-    account: Options.text("account").pipe(
-      Options.withPseudoName("E"),
-      Options.withDescription("E-mail of a user of the account.")
-    ),
-    name: Options.text("name").pipe(
-      Options.withPseudoName("N"),
-      Options.withDescription("A label that tells the key apart in lists."),
+    account: textOption("account", "E", "E-mail of a user of the account."),
+    name: textOption("name", "N", "A label that tells the key apart in lists.").pipe(
       Options.withDefault("cbs key create")
     ),
-    admin: Options.boolean("admin").pipe(
-      Options.withDescription("An admin key reads every account's data and may filter GET /api/v1/sites.")
-    ),
-    readOnly: Options.boolean("read-only").pipe(
-      Options.withDescription("The key can read but not change articles (its PUT, PATCH and featured image are 403).")
+    admin: flagOption("admin", "An admin key reads every account's data and may filter GET /api/v1/sites."),
+    readOnly: flagOption(
+      "read-only",
+      "The key can read but not change articles (its PUT, PATCH and featured image are 403)."
     ),
     json: jsonOption
   },

@@ -1,5 +1,5 @@
-import { Options } from "@effect/cli"
 import { Console, Effect } from "effect"
+import { flagOption } from "./Values.js"
 
 /** What a command reports: lines for a person, and the same facts as one JSON object for `--json`. */
 export interface Result {
@@ -8,9 +8,7 @@ export interface Result {
 }
 
 /** `--json`, on every command. */
-export const jsonOption = Options.boolean("json").pipe(
-  Options.withDescription("Print the result as one JSON object on one line, for scripts.")
-)
+export const jsonOption = flagOption("json", "Print the result as one JSON object on one line, for scripts.")
 
 /** Prints a command's result on stdout: its lines, or with `--json` one JSON object. */
 export const printResult =

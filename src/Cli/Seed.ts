@@ -1,14 +1,14 @@
-import { Command, Options } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { UsageError } from "./CliError.js"
 import { jsonOption, loadAndPrint } from "./Output.js"
+import { flagOption } from "./Values.js"
 
 export const seedCommand = Command.make(
   "seed",
   {
-    demo: Options.boolean("demo").pipe(
-      Options.withDescription(
-        "Import the built-in demo data set and print a sign-in and an API key for it; when the demo account exists already, change nothing and print a new API key."
-      )
+    demo: flagOption(
+      "demo",
+      "Import the built-in demo data set and print a sign-in and an API key for it; when the demo account exists already, change nothing and print a new API key."
     ),
     json: jsonOption
   },
