@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Schema } from "effect"
-import { AgentTool } from "../Api/AgentTool.js"
+import { AgentTool, type AgentToolSpec } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
@@ -68,6 +68,17 @@ export const FeaturedImageResponse = Schema.Struct({
 
 const articleArg = { id: "article_id" }
 
+/** An assistant's tool that changes an article; a host with MCP Apps shows its result in the article-change card. */
+const articleChangeTool = (name: string, title: string, description: string): AgentToolSpec => ({
+  name,
+  title,
+  description,
+  readOnly: false,
+  idempotent: false,
+  pathArgs: articleArg,
+  card: "article-change"
+})
+
 /**
  * An article write: on the article's path, with `dry_run`, the write headers (If-Match, Idempotency-Key) and what
  * every write can be refused with.
@@ -75,6 +86,14 @@ const articleArg = { id: "article_id" }
 const articleWrite = <Name extends string, Method extends HttpMethod>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
 ) => endpoint.setPath(ArticlePath).setUrlParams(DryRunQuery).setHeaders(WriteHeaders).addError(WriteErrors)
+
+/**
+ * A write of the article's body (PUT, PATCH): it answers with the article and its body, and is refused when the body
+ * holds what the sanitiser does not allow or drops or adds a protected link.
+ */
+const bodyWrite = <Name extends string, Method extends HttpMethod>(
+  endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
+) => articleWrite(endpoint).addSuccess(EditResponse).addError(DisallowedHtml.Body).addError(ProtectedLinkViolation.Body)
 
 export class ArticlesApi extends authenticated(
   HttpApiGroup.make("articles")
@@ -124,11 +143,8 @@ export class ArticlesApi extends authenticated(
         .annotate(OpenApi.Transform, sendsHeader(200, "ETag"))
     )
     .add(
-      articleWrite(HttpApiEndpoint.put("updateArticle", "/articles/:id"))
+      bodyWrite(HttpApiEndpoint.put("updateArticle", "/articles/:id"))
         .setPayload(strictBody(UpdateArticlePayload))
-        .addSuccess(EditResponse)
-        .addError(DisallowedHtml.Body)
-        .addError(ProtectedLinkViolation.Body)
         .annotate(AgentTool, { name: "update_article", when: "body", pathArgs: articleArg })
         .annotateContext(
           endpointDescribed(
@@ -138,22 +154,17 @@ export class ArticlesApi extends authenticated(
         )
     )
     .add(
-      articleWrite(HttpApiEndpoint.patch("patchArticle", "/articles/:id"))
+      bodyWrite(HttpApiEndpoint.patch("patchArticle", "/articles/:id"))
         .setPayload(strictBody(PatchArticlePayload))
-        .addSuccess(EditResponse)
         .addError(ReplacementConflict.Body)
-        .addError(DisallowedHtml.Body)
-        .addError(ProtectedLinkViolation.Body)
-        .annotate(AgentTool, {
-          name: "update_article",
-          title: "Edit an article",
-          description:
-            "Edits an article: replacements (exact find-and-replace in get_article's body), title, meta_description; or body to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key.",
-          readOnly: false,
-          idempotent: false,
-          pathArgs: articleArg,
-          card: "article-change"
-        })
+        .annotate(
+          AgentTool,
+          articleChangeTool(
+            "update_article",
+            "Edit an article",
+            "Edits an article: replacements (exact find-and-replace in get_article's body), title, meta_description; or body to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key."
+          )
+        )
         .annotateContext(
           endpointDescribed(
             "Edit an article in small steps",
@@ -169,16 +180,14 @@ export class ArticlesApi extends authenticated(
         .addSuccess(FeaturedImageResponse)
         .addError(UnsupportedImage.Body)
         .addError(ImageTooLarge.Body)
-        .annotate(AgentTool, {
-          name: "replace_featured_image",
-          title: "Replace an article's featured image",
-          description:
-            "Sets an article's featured image from url (absolute http(s)) or image (base64 file), hosted by the service.",
-          readOnly: false,
-          idempotent: false,
-          pathArgs: articleArg,
-          card: "article-change"
-        })
+        .annotate(
+          AgentTool,
+          articleChangeTool(
+            "replace_featured_image",
+            "Replace an article's featured image",
+            "Sets an article's featured image from url (absolute http(s)) or image (base64 file), hosted by the service."
+          )
+        )
         .annotateContext(
           endpointDescribed(
             "Replace an article's featured image",
