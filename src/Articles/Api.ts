@@ -1,11 +1,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpMethod } from "@effect/platform/HttpMethod"
 import { Schema } from "effect"
-import { AgentTool, type AgentToolSpec } from "../Api/AgentTool.js"
+import { AgentTool, type AgentToolSpec, readTool } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
-import { ArticlePath, SitePath } from "../Api/Paths.js"
+import { ArticlePath } from "../Api/Paths.js"
+import { siteRead } from "../Api/SiteRead.js"
 import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {
   BODY_BOUNDS_DESCRIPTION,
@@ -98,21 +99,19 @@ const bodyWrite = <Name extends string, Method extends HttpMethod>(
 export class ArticlesApi extends authenticated(
   HttpApiGroup.make("articles")
     .add(
-      HttpApiEndpoint.get("listArticles", "/sites/:id/articles")
-        .setPath(SitePath)
+      siteRead(HttpApiEndpoint.get("listArticles", "/sites/:id/articles"))
         .setUrlParams(ArticlesQuery)
         .addSuccess(ListResponse(Article, "Articles, newest published_at first (nulls last), then id descending."))
-        .addError(NotFound.Body)
-        .addError(ValidationError.Body)
-        .annotate(AgentTool, {
-          name: "list_articles",
-          title: "List a website's articles",
-          description:
-            "Lists a website's articles, newest published first, with title, address, status, search term and word count (get_article reads the body).",
-          readOnly: true,
-          idempotent: true,
-          pathArgs: { id: "site_id" }
-        })
+        .annotate(
+          AgentTool,
+          readTool({
+            name: "list_articles",
+            title: "List a website's articles",
+            description:
+              "Lists a website's articles, newest published first, with title, address, status, search term and word count (get_article reads the body).",
+            pathArgs: { id: "site_id" }
+          })
+        )
         .annotateContext(
           endpointDescribed(
             "List a website's articles",
@@ -125,15 +124,16 @@ export class ArticlesApi extends authenticated(
         .setPath(ArticlePath)
         .addSuccess(DataResponse(ArticleWithBody))
         .addError(NotFound.Body)
-        .annotate(AgentTool, {
-          name: "get_article",
-          title: "Read an article",
-          description:
-            "Reads one article with its HTML body and the protected links in it. Copy the text for update_article's replacements from this body: a find must match it exactly.",
-          readOnly: true,
-          idempotent: true,
-          pathArgs: articleArg
-        })
+        .annotate(
+          AgentTool,
+          readTool({
+            name: "get_article",
+            title: "Read an article",
+            description:
+              "Reads one article with its HTML body and the protected links in it. Copy the text for update_article's replacements from this body: a find must match it exactly.",
+            pathArgs: articleArg
+          })
+        )
         .annotateContext(
           endpointDescribed(
             "Read an article with its body",

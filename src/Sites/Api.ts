@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { AgentTool } from "../Api/AgentTool.js"
+import { AgentTool, readTool } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { Forbidden, ValidationError } from "../Domain/Errors.js"
@@ -14,14 +14,15 @@ export class SitesApi extends authenticated(
       .addSuccess(ListResponse(Site, "The websites, in id order."))
       .addError(Forbidden.Body)
       .addError(ValidationError.Body)
-      .annotate(AgentTool, {
-        name: "list_sites",
-        title: "List websites",
-        description:
-          "Lists the websites of the signed-in account, with address, language, country, scope and industry. Start here: other tools take their site_id.",
-        readOnly: true,
-        idempotent: true
-      })
+      .annotate(
+        AgentTool,
+        readTool({
+          name: "list_sites",
+          title: "List websites",
+          description:
+            "Lists the websites of the signed-in account, with address, language, country, scope and industry. Start here: other tools take their site_id."
+        })
+      )
       .annotateContext(
         endpointDescribed(
           "List the websites on the account",

@@ -1,31 +1,28 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { AgentTool } from "../Api/AgentTool.js"
+import { AgentTool, readTool } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
-import { SitePath } from "../Api/Paths.js"
-import { NotFound, ValidationError } from "../Domain/Errors.js"
+import { siteRead } from "../Api/SiteRead.js"
 import { DataResponse } from "../Domain/Pagination.js"
 import { StatsQuery } from "../Domain/Queries.js"
 import { Stats } from "../Domain/Stats.js"
 
 export class StatsApi extends authenticated(
   HttpApiGroup.make("stats").add(
-    HttpApiEndpoint.get("getStats", "/sites/:id/stats")
-      .setPath(SitePath)
+    siteRead(HttpApiEndpoint.get("getStats", "/sites/:id/stats"))
       .setUrlParams(StatsQuery)
       .addSuccess(DataResponse(Stats))
-      .addError(NotFound.Body)
-      .addError(ValidationError.Body)
-      .annotate(AgentTool, {
-        name: "get_stats",
-        title: "Count a website's work for a period",
-        description:
-          "Counts a website's published articles and acquired backlinks (industry and local) in a period, or between from and to. Pass months (1-24) for the month-by-month counts of the months ending with the range's last month, as the website's charts show them.",
-        readOnly: true,
-        idempotent: true,
-        pathArgs: { id: "site_id" },
-        card: "stats"
-      })
+      .annotate(
+        AgentTool,
+        readTool({
+          name: "get_stats",
+          title: "Count a website's work for a period",
+          description:
+            "Counts a website's published articles and acquired backlinks (industry and local) in a period, or between from and to. Pass months (1-24) for the month-by-month counts of the months ending with the range's last month, as the website's charts show them.",
+          pathArgs: { id: "site_id" },
+          card: "stats"
+        })
+      )
       .annotateContext(
         endpointDescribed(
           "Read a website's counts for a period",
