@@ -36,3 +36,10 @@ export interface AgentToolVariant {
 export class AgentTool extends Context.Tag("Api/AgentTool")<AgentTool, AgentToolSpec | AgentToolVariant>() {}
 
 export const isVariant = (spec: AgentToolSpec | AgentToolVariant): spec is AgentToolVariant => "when" in spec
+
+/** A tool that only reads: it changes nothing, and asking again has no further effect. */
+export const readTool = (spec: Omit<AgentToolSpec, "readOnly" | "idempotent">): AgentToolSpec => ({
+  ...spec,
+  readOnly: true,
+  idempotent: true
+})

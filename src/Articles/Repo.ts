@@ -78,38 +78,26 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         (rows) => Option.fromNullable(rows[0])
       ).pipe(Effect.orDie)
 
-    const findReadable = (scope: ReadScope, id: ArticleId) =>
+    // The article if `scope` may read it (null: any article; an account: one on its own websites); with `lock`,
+    // locked until the transaction ends.
+    const findArticle = (scope: ReadScope, id: ArticleId, lock: boolean) =>
       SqlSchema.findOne({
         Request: ArticleId,
         Result: ArticleRow,
         execute: (articleId) =>
           sql`select ${withBody}
               from articles a join sites s on s.id = a.site_id
-              where a.id = ${articleId} ${scope === null ? sql`` : sql`and s.account_id = ${scope}`}`
+              where a.id = ${articleId} ${scope === null ? sql`` : sql`and s.account_id = ${scope}`}
+              ${lock ? sql`for update of a` : sql``}`
       })(id).pipe(Effect.orDie)
+
+    const findReadable = (scope: ReadScope, id: ArticleId) => findArticle(scope, id, false)
+
+    /** The article if it is on one of the account's websites, read without a lock. */
+    const findWritable = (accountId: AccountId, id: ArticleId) => findArticle(accountId, id, false)
 
     /** The article for a change by `accountId`, locked until the transaction ends. */
-    /** The article if it is on one of the account's websites, read without a lock. */
-    const findWritable = (accountId: AccountId, id: ArticleId) =>
-      SqlSchema.findOne({
-        Request: ArticleId,
-        Result: ArticleRow,
-        execute: (articleId) =>
-          sql`select ${withBody}
-              from articles a join sites s on s.id = a.site_id
-              where a.id = ${articleId} and s.account_id = ${accountId}`
-      })(id).pipe(Effect.orDie)
-
-    const lockWritable = (accountId: AccountId, id: ArticleId) =>
-      SqlSchema.findOne({
-        Request: ArticleId,
-        Result: ArticleRow,
-        execute: (articleId) =>
-          sql`select ${withBody}
-              from articles a join sites s on s.id = a.site_id
-              where a.id = ${articleId} and s.account_id = ${accountId}
-              for update of a`
-      })(id).pipe(Effect.orDie)
+    const lockWritable = (accountId: AccountId, id: ArticleId) => findArticle(accountId, id, true)
 
     const saveChange = (id: ArticleId, change: ArticleChange) =>
       SqlSchema.single({

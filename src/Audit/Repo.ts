@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { Statement } from "@effect/sql/Statement"
+import type { Fragment, Statement } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
 import { AccountActivityRow, ActivityRow, SavingCall } from "../Domain/Activity.js"
 import { AuditEntry } from "../Domain/CallLog.js"
@@ -51,19 +51,19 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
     // rather than all of an account's calls sorted: the page costs the same at a hundred thousand calls as at ten
     // million. The page is the newest of those.
 
-    // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
-    // Only the calls of the article's own account: another account's refused attempt would name its key here.
-    const articleActivity = (articleId: number, options: ActivityQuery) => sql`
-          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.note, x.origin, x.method, x.path, x.tool, x.status,
-            x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email, k.name as key_name,
-            k.prefix as key_prefix
-          from (
+    /** The columns every activity row has, over the union `x` and the `saved`, `u` and `k` joins. */
+    const activityColumns = sql`${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.note, x.origin, x.method, x.path,
+            x.tool, x.status, x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email,
+            k.name as key_name, k.prefix as key_prefix`
+
+    // The union `x` of an activity page: the newest calls that `calls` picks (of `audit_log a`, within the page's
+    // days) and the newest editor and rewrite changes that `changes` picks (of `article_revisions r`), each branch
+    // filtered by the page's origin.
+    const callsAndChanges = (calls: Fragment, changes: Fragment, options: ActivityQuery) => sql`(
             (select a.at, 'call' as kind, a.note, a.origin, a.method, a.path, a.tool, a.status,
               a.revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
             from audit_log a
-            where a.article_id = ${articleId} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
-              and a.account_id = (select s.account_id from articles ar join sites s on s.id = ar.site_id
-                where ar.id = ${articleId})
+            where ${calls} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
               and ${originIs("a.origin", options)}
             order by a.at desc, a.id desc
             limit ${options.offset + options.limit})
@@ -71,24 +71,40 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
             (select r.created_at, 'change', null, r.origin, null, null, null, null, r.number, r.reason,
               r.user_id, r.api_key_id, r.article_id, r.id
             from article_revisions r
-            where r.article_id = ${articleId} and r.origin in ('editor', 'rewrite') and ${originIs("r.origin", options)}
+            where ${changes} and r.origin in ('editor', 'rewrite') and ${originIs("r.origin", options)}
             order by r.created_at desc, r.id desc
             limit ${options.offset + options.limit})
-          ) x
-          -- A call that saved a change shows the change's reason (its revision row, by article and number).
-          left join article_revisions saved
-            on x.kind = 'call' and saved.article_id = x.article_id and saved.number = x.revision
+          ) x`
+
+    /** Who made each row (`u`, `k`), and the page of the union, newest first. */
+    const byWhomPaged = (options: ActivityQuery) => sql`
           left join users u on u.id = x.user_id
           left join api_keys k on k.id = x.api_key_id
           order by x.at desc, x.seq desc
           limit ${options.limit} offset ${options.offset}`
 
+    /** An activity page's rows, decoded as `Row`. */
+    const activityRows = <A, I>(Row: Schema.Schema<A, I>, page: Statement<unknown>) =>
+      SqlSchema.findAll({ Request: Schema.Void, Result: Row, execute: () => page })(undefined).pipe(Effect.orDie)
+
+    // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
+    // Only the calls of the article's own account: another account's refused attempt would name its key here.
+    const articleActivity = (articleId: number, options: ActivityQuery) => sql`
+          select ${activityColumns}
+          from ${callsAndChanges(
+            sql`a.article_id = ${articleId}
+              and a.account_id = (select s.account_id from articles ar join sites s on s.id = ar.site_id
+                where ar.id = ${articleId})`,
+            sql`r.article_id = ${articleId}`,
+            options
+          )}
+          -- A call that saved a change shows the change's reason (its revision row, by article and number).
+          left join article_revisions saved
+            on x.kind = 'call' and saved.article_id = x.article_id and saved.number = x.revision
+          ${byWhomPaged(options)}`
+
     const activityOfArticle = (articleId: number, options: ActivityQuery) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: ActivityRow,
-        execute: () => articleActivity(articleId, options)
-      })(undefined).pipe(Effect.orDie)
+      activityRows(ActivityRow, articleActivity(articleId, options))
 
     // Calls follow audit_log_account_at_idx; changes go from the account's sites (sites_account_id_idx) to their
     // articles (articles_site_published_idx) to their revisions (article_revisions_article_number_key). An article
@@ -97,34 +113,13 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
           with own as (
             select ar.id, ar.title from articles ar join sites s on s.id = ar.site_id where s.account_id = ${accountId}
           )
-          select ${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.note, x.origin, x.method, x.path, x.tool, x.status,
-            x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email, k.name as key_name,
-            k.prefix as key_prefix, x.article_id, own.id is not null as own_article, own.title as article_title
-          from (
-            (select a.at, 'call' as kind, a.note, a.origin, a.method, a.path, a.tool, a.status,
-              a.revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
-            from audit_log a
-            where a.account_id = ${accountId} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
-              and ${originIs("a.origin", options)}
-            order by a.at desc, a.id desc
-            limit ${options.offset + options.limit})
-            union all
-            (select r.created_at, 'change', null, r.origin, null, null, null, null, r.number, r.reason,
-              r.user_id, r.api_key_id, r.article_id, r.id
-            from article_revisions r
-            where r.article_id in (select id from own) and r.origin in ('editor', 'rewrite')
-              and ${originIs("r.origin", options)}
-            order by r.created_at desc, r.id desc
-            limit ${options.offset + options.limit})
-          ) x
+          select ${activityColumns}, x.article_id, own.id is not null as own_article, own.title as article_title
+          from ${callsAndChanges(sql`a.account_id = ${accountId}`, sql`r.article_id in (select id from own)`, options)}
           left join own on own.id = x.article_id
           -- Only the account's own article's revision: a call may name another account's article.
           left join article_revisions saved
             on x.kind = 'call' and own.id is not null and saved.article_id = x.article_id and saved.number = x.revision
-          left join users u on u.id = x.user_id
-          left join api_keys k on k.id = x.api_key_id
-          order by x.at desc, x.seq desc
-          limit ${options.limit} offset ${options.offset}`
+          ${byWhomPaged(options)}`
 
     // The call's row was written in the change's transaction. Read along audit_log_article_at_idx, within the days
     // kept (as every read of the log is).
@@ -141,11 +136,7 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
       })(undefined).pipe(Effect.orDie)
 
     const activityOfAccount = (accountId: number, options: ActivityQuery) =>
-      SqlSchema.findAll({
-        Request: Schema.Void,
-        Result: AccountActivityRow,
-        execute: () => accountActivity(accountId, options)
-      })(undefined).pipe(Effect.orDie)
+      activityRows(AccountActivityRow, accountActivity(accountId, options))
 
     /** PostgreSQL's plan for a statement, as JSON (`EXPLAIN (FORMAT JSON)`), run with the statement's own values. */
     const explain = (statement: Statement<unknown>) =>

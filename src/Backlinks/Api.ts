@@ -1,35 +1,32 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { AgentTool } from "../Api/AgentTool.js"
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { AgentTool, readTool } from "../Api/AgentTool.js"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
-import { SitePath } from "../Api/Paths.js"
+import { siteRead } from "../Api/SiteRead.js"
 import { Backlink } from "../Domain/Backlink.js"
-import { NotFound, ValidationError } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
 import { BacklinksQuery } from "../Domain/Queries.js"
 
 export class BacklinksApi extends authenticated(
   HttpApiGroup.make("backlinks").add(
-    HttpApiEndpoint.get("listBacklinks", "/sites/:id/backlinks")
-      .setPath(SitePath)
+    siteRead(HttpApiEndpoint.get("listBacklinks", "/sites/:id/backlinks"))
       .setUrlParams(BacklinksQuery)
       .addSuccess(ListResponse(Backlink, "Backlinks, newest acquired_at first, then id descending."))
-      .addError(NotFound.Body)
-      .addError(ValidationError.Body)
-      .annotate(AgentTool, {
-        name: "list_backlinks",
-        title: "List a website's backlinks",
-        description:
-          "Lists the backlinks acquired for a website, newest first, each industry or local, with source, target, anchor and status.",
-        readOnly: true,
-        idempotent: true,
-        pathArgs: { id: "site_id" }
-      })
-      .annotate(OpenApi.Summary, "List a website's backlinks")
       .annotate(
-        OpenApi.Description,
-        "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
+        AgentTool,
+        readTool({
+          name: "list_backlinks",
+          title: "List a website's backlinks",
+          description:
+            "Lists the backlinks acquired for a website, newest first, each industry or local, with source, target, anchor and status.",
+          pathArgs: { id: "site_id" }
+        })
+      )
+      .annotateContext(
+        endpointDescribed(
+          "List a website's backlinks",
+          "Lists the backlinks acquired for a website, each with its category (industry or local), newest `acquired_at` first, then by id descending. `from`/`to` filter on `acquired_at` (UTC days, inclusive; either alone bounds only its side)."
+        )
       )
   )
-)
-  .annotate(OpenApi.Title, "Backlinks")
-  .annotate(OpenApi.Description, "The backlinks acquired for a website, industry and local.") {}
+).annotateContext(groupDescribed("Backlinks", "The backlinks acquired for a website, industry and local.")) {}

@@ -1,7 +1,6 @@
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
-import { jsonOption, load, printResult } from "./Output.js"
-import { idOption } from "./Values.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
+import { idOption, textOption } from "./Values.js"
 
 /**
  * `cbs article rewrite`: an operator stores a rewritten body through the same service call as the API (sanitiser,
@@ -15,18 +14,13 @@ const rewrite = Command.make(
       Options.withPseudoName("F"),
       Options.withDescription("An HTML file with the new body.")
     ),
-    reason: Options.text("reason").pipe(
-      Options.withPseudoName("R"),
-      Options.withDescription("Why the article was rewritten (kept with the revision)."),
-      Options.optional
-    ),
+    reason: textOption("reason", "R", "Why the article was rewritten (kept with the revision).").pipe(Options.optional),
     json: jsonOption
   },
-  (args) =>
-    load(() => import("./Run/Article.js")).pipe(
-      Effect.flatMap((run) => run.articleRewrite(args)),
-      printResult(args.json)
-    )
+  loadAndPrint(
+    () => import("./Run/Article.js"),
+    (run, args) => run.articleRewrite(args)
+  )
 ).pipe(Command.withDescription("Store a rewritten HTML body for an article (origin rewrite); prints the revision."))
 
 export const articleCommand = Command.make("article").pipe(

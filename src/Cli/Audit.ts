@@ -1,11 +1,12 @@
 import { Command } from "@effect/cli"
-import { Effect } from "effect"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
 
-const prune = Command.make("prune", { json: jsonOption }, (args) =>
-  load(() => import("./Run/Audit.js")).pipe(
-    Effect.flatMap((run) => run.auditPrune),
-    printResult(args.json)
+const prune = Command.make(
+  "prune",
+  { json: jsonOption },
+  loadAndPrint(
+    () => import("./Run/Audit.js"),
+    (run) => run.auditPrune
   )
 ).pipe(
   Command.withDescription(

@@ -1,10 +1,11 @@
 import { Command } from "@effect/cli"
-import { Effect } from "effect"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
 
-export const migrateCommand = Command.make("migrate", { json: jsonOption }, (args) =>
-  load(() => import("./Run/Migrate.js")).pipe(
-    Effect.flatMap((run) => run.migrateDatabase),
-    printResult(args.json)
+export const migrateCommand = Command.make(
+  "migrate",
+  { json: jsonOption },
+  loadAndPrint(
+    () => import("./Run/Migrate.js"),
+    (run) => run.migrateDatabase
   )
 ).pipe(Command.withDescription("Apply pending database migrations (serve also does, at start)."))

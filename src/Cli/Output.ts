@@ -1,5 +1,5 @@
-import { Options } from "@effect/cli"
 import { Console, Effect } from "effect"
+import { flagOption } from "./Values.js"
 
 /** What a command reports: lines for a person, and the same facts as one JSON object for `--json`. */
 export interface Result {
@@ -8,9 +8,7 @@ export interface Result {
 }
 
 /** `--json`, on every command. */
-export const jsonOption = Options.boolean("json").pipe(
-  Options.withDescription("Print the result as one JSON object on one line, for scripts.")
-)
+export const jsonOption = flagOption("json", "Print the result as one JSON object on one line, for scripts.")
 
 /** Prints a command's result on stdout: its lines, or with `--json` one JSON object. */
 export const printResult =
@@ -27,3 +25,18 @@ export const printResult =
  * command start without it (the bundle splits there).
  */
 export const load = <M>(module: () => Promise<M>): Effect.Effect<M> => Effect.promise(module)
+
+/**
+ * A command's handler: loads the module that does the command's work when the command runs (see `load`), does it
+ * with the command's options, and prints its result (see `printResult`).
+ */
+export const loadAndPrint =
+  <M, A extends { readonly json: boolean }, E, R>(
+    module: () => Promise<M>,
+    work: (run: M, args: A) => Effect.Effect<Result, E, R>
+  ) =>
+  (args: A): Effect.Effect<void, E, R> =>
+    load(module).pipe(
+      Effect.flatMap((run) => work(run, args)),
+      printResult(args.json)
+    )

@@ -1,23 +1,22 @@
-import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Command } from "@effect/cli"
 import { UsageError } from "./CliError.js"
-import { jsonOption, load, printResult } from "./Output.js"
+import { jsonOption, loadAndPrint } from "./Output.js"
+import { flagOption } from "./Values.js"
 
 export const seedCommand = Command.make(
   "seed",
   {
-    demo: Options.boolean("demo").pipe(
-      Options.withDescription(
-        "Import the built-in demo data set and print a sign-in and an API key for it; when the demo account exists already, change nothing and print a new API key."
-      )
+    demo: flagOption(
+      "demo",
+      "Import the built-in demo data set and print a sign-in and an API key for it; when the demo account exists already, change nothing and print a new API key."
     ),
     json: jsonOption
   },
   (args) =>
     args.demo
-      ? load(() => import("./Run/Seed.js")).pipe(
-          Effect.flatMap((run) => run.seedDemoCommand),
-          printResult(args.json)
-        )
+      ? loadAndPrint(
+          () => import("./Run/Seed.js"),
+          (run) => run.seedDemoCommand
+        )(args)
       : new UsageError({ message: "nothing to seed: use `cbs seed --demo`" })
 ).pipe(Command.withDescription("Import the built-in demo data set."))

@@ -1,5 +1,13 @@
 import { HelpDoc, Options } from "@effect/cli"
 
+/** An option holding text (`--email E`): the placeholder the help shows for its value, and what it is for. */
+export const textOption = (name: string, pseudoName: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName(pseudoName), Options.withDescription(description))
+
+/** A flag (`--admin`): off unless given. */
+export const flagOption = (name: string, description: string) =>
+  Options.boolean(name).pipe(Options.withDescription(description))
+
 const wholeNumber = /^\d{1,15}$/
 
 /** An option holding a positive id (`--id 4`); any other value is a usage error that names the option. */

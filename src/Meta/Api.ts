@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 
 const DOCUMENT_DESCRIPTION = "An OpenAPI 3.1 document."
 
@@ -22,11 +23,11 @@ export class MetaApi extends HttpApiGroup.make("meta")
   .add(
     HttpApiEndpoint.get("openapi", "/openapi.json")
       .addSuccess(OpenApiDocument)
-      .annotate(OpenApi.Summary, "This OpenAPI description")
-      .annotate(
-        OpenApi.Description,
-        "The machine-readable OpenAPI 3.1 description of this interface. No credentials needed."
+      .annotateContext(
+        endpointDescribed(
+          "This OpenAPI description",
+          "The machine-readable OpenAPI 3.1 description of this interface. No credentials needed."
+        )
       )
   )
-  .annotate(OpenApi.Title, "Description")
-  .annotate(OpenApi.Description, "This OpenAPI description of the interface.") {}
+  .annotateContext(groupDescribed("Description", "This OpenAPI description of the interface.")) {}

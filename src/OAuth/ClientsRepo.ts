@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Schema, Struct } from "effect"
 
 export class ClientRow extends Schema.Class<ClientRow>("ClientRow")({
   client_id: Schema.String,
@@ -16,14 +16,10 @@ export class ClientRow extends Schema.Class<ClientRow>("ClientRow")({
 const columns = `client_id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method,
   client_secret_hash, floor(extract(epoch from created_at))::float8 as client_id_issued_at`
 
+/** A client to store: the fields of its row but the issue time, which comes from `created_at`. */
 const ClientInsert = Schema.Struct({
-  client_id: Schema.String,
-  client_name: Schema.NullOr(Schema.String),
-  redirect_uris: Schema.Array(Schema.String),
-  grant_types: Schema.Array(Schema.String),
-  response_types: Schema.Array(Schema.String),
+  ...Struct.omit(ClientRow.fields, "client_id_issued_at"),
   token_endpoint_auth_method: Schema.String,
-  client_secret_hash: Schema.NullOr(Schema.Uint8ArrayFromSelf),
   created_at: Schema.String
 })
 

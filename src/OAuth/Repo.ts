@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AccountId, UserId } from "../Domain/Ids.js"
 import { countRequestSql, editsUsedSql } from "../Limits/Counters.js"
+import { insertRow } from "../Sql/InsertRow.js"
 
 const Hash = Schema.Uint8ArrayFromSelf
 
@@ -25,6 +26,20 @@ export class GrantRow extends Schema.Class<GrantRow>("GrantRow")({
   resource: Schema.NullOr(Schema.String)
 }) {}
 
+/** An authorization code as it is stored: the hash of the code, whom and what it was issued for, and its times. */
+type CodeInsert = {
+  readonly code_hash: Uint8Array
+  readonly client_id: string
+  readonly user_id: UserId
+  readonly redirect_uri: string
+  readonly redirect_uri_given: boolean
+  readonly code_challenge: string
+  readonly resource: string | null
+  readonly scope: string
+  readonly created_at: string
+  readonly expires_at: string
+}
+
 const AccessMatch = Schema.Struct({
   user_id: UserId,
   account_id: AccountId,
@@ -41,18 +56,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insertCode = (row: {
-      readonly code_hash: Uint8Array
-      readonly client_id: string
-      readonly user_id: UserId
-      readonly redirect_uri: string
-      readonly redirect_uri_given: boolean
-      readonly code_challenge: string
-      readonly resource: string | null
-      readonly scope: string
-      readonly created_at: string
-      readonly expires_at: string
-    }) => sql`insert into oauth_codes ${sql.insert(row)}`.pipe(Effect.asVoid, Effect.orDie)
+    const insertCode = (row: CodeInsert) => insertRow(sql, "oauth_codes", row)
 
     // Marks the code used whatever happens next, so that it can never be redeemed twice, even concurrently.
     const claimCode = SqlSchema.findOne({

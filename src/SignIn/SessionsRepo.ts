@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AccountId, UserId } from "../Domain/Ids.js"
+import { insertRow } from "../Sql/InsertRow.js"
 
 /** The signed-in user behind a live session. */
 export class SessionUser extends Schema.Class<SessionUser>("SessionUser")({
@@ -10,6 +11,14 @@ export class SessionUser extends Schema.Class<SessionUser>("SessionUser")({
   is_admin: Schema.Boolean
 }) {}
 
+/** A session as it is stored: the hash of its id, its user and its times. */
+type SessionInsert = {
+  readonly id_hash: Uint8Array
+  readonly user_id: UserId
+  readonly created_at: string
+  readonly expires_at: string
+}
+
 const SignInUser = Schema.Struct({ id: UserId, password_hash: Schema.NullOr(Schema.String) })
 
 /** Web sessions and the users who sign in. Times come from the service's clock (ISO strings). */
@@ -17,12 +26,7 @@ export class SessionsRepo extends Effect.Service<SessionsRepo>()("SignIn/Session
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insertSession = (row: {
-      readonly id_hash: Uint8Array
-      readonly user_id: UserId
-      readonly created_at: string
-      readonly expires_at: string
-    }) => sql`insert into web_sessions ${sql.insert(row)}`.pipe(Effect.asVoid, Effect.orDie)
+    const insertSession = (row: SessionInsert) => insertRow(sql, "web_sessions", row)
 
     const findSession = SqlSchema.findOne({
       Request: Schema.Struct({ hash: Schema.Uint8ArrayFromSelf, now: Schema.String }),

@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { AgentTool } from "../Api/AgentTool.js"
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { AgentTool, readTool } from "../Api/AgentTool.js"
+import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { Forbidden, ValidationError } from "../Domain/Errors.js"
 import { ListResponse } from "../Domain/Pagination.js"
@@ -13,20 +14,22 @@ export class SitesApi extends authenticated(
       .addSuccess(ListResponse(Site, "The websites, in id order."))
       .addError(Forbidden.Body)
       .addError(ValidationError.Body)
-      .annotate(AgentTool, {
-        name: "list_sites",
-        title: "List websites",
-        description:
-          "Lists the websites of the signed-in account, with address, language, country, scope and industry. Start here: other tools take their site_id.",
-        readOnly: true,
-        idempotent: true
-      })
-      .annotate(OpenApi.Summary, "List the websites on the account")
       .annotate(
-        OpenApi.Description,
-        "Lists the websites of the key's account in id order. Admin keys see every account's websites and may narrow them with `account` and `website`."
+        AgentTool,
+        readTool({
+          name: "list_sites",
+          title: "List websites",
+          description:
+            "Lists the websites of the signed-in account, with address, language, country, scope and industry. Start here: other tools take their site_id."
+        })
+      )
+      .annotateContext(
+        endpointDescribed(
+          "List the websites on the account",
+          "Lists the websites of the key's account in id order. Admin keys see every account's websites and may narrow them with `account` and `website`."
+        )
       )
   )
-)
-  .annotate(OpenApi.Title, "Websites")
-  .annotate(OpenApi.Description, "The websites of the key's account (every account's, for an admin key).") {}
+).annotateContext(
+  groupDescribed("Websites", "The websites of the key's account (every account's, for an admin key).")
+) {}
