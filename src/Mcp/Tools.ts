@@ -132,7 +132,7 @@ const admitsNull = (schema: JsonSchema): boolean =>
 /**
  * An optional argument as the tool list shows it: its type, or null. Strict function calling (OpenAI's) makes every
  * argument required and has the model send null for each one it does not use; a call takes that null as "not given".
- * Written as anyOf the type and null, each branch with a single `type`, as the output schemas are (a `type` list is
+ * Written with anyOf the type and null, each branch with a single `type`, as the output schemas are (a `type` list is
  * unreadable to single-type dialects, and the MCP Inspector's `--strict` warns of one); the description and default
  * stay outside, where a reader looks first.
  */
