@@ -113,7 +113,7 @@ layer(TestServerLive)("MCP revisions", (it) => {
         const list = exchanges.find((exchange) => exchange.body["method"] === "tools/list")!
         const listed = JSON.parse(list.answer).result
         assert.strictEqual(listed.ttlMs, 3_600_000)
-        assert.strictEqual(listed.cacheScope, "public")
+        assert.strictEqual(listed.cacheScope, "private")
       })
     )
 

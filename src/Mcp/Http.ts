@@ -2,6 +2,7 @@ import { HttpApiBuilder, type HttpRouter, HttpServerRequest, HttpServerResponse 
 import { Effect, Either, Option, Runtime } from "effect"
 import { bearerToken } from "../Auth/Authentication.js"
 import { AppConfig } from "../Config.js"
+import type { Credential } from "../Domain/Credential.js"
 import { errorResponse } from "../Http/ErrorResponse.js"
 import { ownHosts } from "../Http/Origins.js"
 import { PublicUrl, RequestBase } from "../Http/PublicUrl.js"
@@ -26,7 +27,7 @@ import {
   toolCallOf
 } from "./Protocol.js"
 import { MALFORMED, mcpRefusals, methodNotAllowed, tokenRefusals } from "./Refusals.js"
-import { answerTool, decoder, limitHeadersOf, toolDoor } from "./ToolCalls.js"
+import { answerTool, decoder, limitHeadersOf, mayCall, toolDoor, toolsFor } from "./ToolCalls.js"
 import { planToolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
 
@@ -85,8 +86,11 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         return call !== undefined && Either.isRight(planToolRequest(call.tool, call.args))
       }
 
-      /** Whether a message calls a tool that changes an article (its endpoint is not a GET). */
-      const callsWriteTool = (message: unknown) => toolCallOf(tools, message)?.tool.annotations.readOnlyHint === false
+      /** Whether a message calls a tool that `credential` may not call (one that changes an article). */
+      const callsForbiddenTool = (credential: Credential) => (message: unknown) => {
+        const call = toolCallOf(tools, message)
+        return call !== undefined && !mayCall(credential, call.tool)
+      }
 
       /**
        * DNS-rebinding protection: a request must name this service as its host, and any origin must be its own or
@@ -129,7 +133,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const counted = yield* limits.allowanceAfter(credential, window, found.value.count, found.value.edits)
         const rebinding = foreignHostOrOrigin(request)
         if (rebinding !== undefined) return jsonRpcError(403, -32000, rebinding)
-        if (!credential.canWrite && messages.some(callsWriteTool)) return insufficientScope(request)
+        if (messages.some(callsForbiddenTool(credential))) return insufficientScope(request)
         const handOver = messages.every(entersPipeline)
         if (!handOver && counted.exceeded) {
           return withLimitHeaders(errorResponse(rateLimited(counted)), counted, limits.editsPerDay)
@@ -162,7 +166,11 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
           const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body })
           const scopes = (credential.canWrite ? READ_AND_EDIT : READ_ONLY).split(" ")
           return answerMcp(webRequest, {
-            authInfo: authInfoOf(token.value, scopes, new PostContext(call, cardsFor(baseOf(request)))),
+            authInfo: authInfoOf(
+              token.value,
+              scopes,
+              new PostContext(toolsFor(tools, credential), call, cardsFor(baseOf(request)))
+            ),
             ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
           })
         })

@@ -18,11 +18,13 @@ import type { Tool } from "./Tools.js"
 export type ToolCaller = (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
 
 /**
- * What one POST hands the protocol's server, inside the SDK's `authInfo.extra`: how its tool calls are answered (for
- * its user, through the pipeline) and the cards as the address it used names them.
+ * What one POST hands the protocol's server, inside the SDK's `authInfo.extra`: the tools its connection may call
+ * (all that its list shows), how its tool calls are answered (for its user, through the pipeline) and the cards as
+ * the address it used names them.
  */
 export class PostContext {
   constructor(
+    readonly tools: ReadonlyArray<Tool>,
     readonly call: ToolCaller,
     readonly cards: Cards
   ) {}
@@ -111,7 +113,7 @@ export const makeProtocol = (tools: ReadonlyArray<Tool>, cards: Cards) => {
   const serverFor = (options: McpHandlerRequestOptions) => {
     const post = options.authInfo?.extra?.[POST_KEY]
     return post instanceof PostContext
-      ? makeMcpServer(tools, post.call, post.cards)
+      ? makeMcpServer(post.tools, post.call, post.cards)
       : makeMcpServer(tools, noCaller, cards)
   }
 

@@ -36,14 +36,15 @@ const jsonSchemaValidator = new AjvJsonSchemaValidator()
 
 /**
  * How long a client may keep the tool list (2026-07-28 list results carry it): the tools change only with a new
- * version of the service, and they are the same for every user.
+ * version of the service; the list is the connection's own (one that may only read lists no write tool), so no
+ * cache shared between connections keeps it.
  */
-const TOOL_LIST_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const
+const TOOL_LIST_CACHE = { ttlMs: 60 * 60 * 1000, cacheScope: "private" } as const
 
 /**
  * A fresh MCP server for one request (every revision is served stateless), the same for every revision a client
- * speaks. `call` runs a tool for the signed-in user and
- * settles with its outcome; tool errors are results with `isError` whose text is the HTTP error body.
+ * speaks. `tools` are those the connection may call, all that its list shows; `call` runs one for the signed-in user
+ * and settles with its outcome; tool errors are results with `isError` whose text is the HTTP error body.
  */
 export const makeMcpServer = (
   tools: ReadonlyArray<Tool>,

@@ -57,6 +57,16 @@ export const limitHeadersOf = (fields: Readonly<Record<string, string>>): LimitH
 }
 
 /**
+ * Whether `credential` may call `tool`: every credential may read; one that may only read (scope content:read, or a
+ * read-only key) calls no tool that changes an article.
+ */
+export const mayCall = (credential: Credential, tool: Tool) => credential.canWrite || tool.annotations.readOnlyHint
+
+/** The tools `credential` may call: all that its tool list shows. */
+export const toolsFor = (tools: ReadonlyArray<Tool>, credential: Credential) =>
+  tools.filter((tool) => mayCall(credential, tool))
+
+/**
  * The door of an agent's tool call: the signed-in user the access token stands for; `requests` counts the call (or
  * hands over the count made as the token was found) and says where that leaves the user's limit.
  */
