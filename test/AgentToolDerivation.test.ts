@@ -6,13 +6,12 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { AgentTool } from "../src/Api/AgentTool.js"
-import { Door } from "../src/Api/Middleware.js"
 import { Api } from "../src/Api.js"
 import { strictBody } from "../src/Domain/ArticleEdits.js"
 import type { Credential } from "../src/Domain/Credential.js"
 import { AccountId, PathId } from "../src/Domain/Ids.js"
 import { ApplicationApp } from "../src/Mcp/InProcess.js"
-import { answerTool } from "../src/Mcp/ToolCalls.js"
+import { answerTool, type ToolDoor } from "../src/Mcp/ToolCalls.js"
 import { deriveTools } from "../src/Mcp/Tools.js"
 
 const NoteId = Schema.Number.pipe(Schema.int(), Schema.positive(), Schema.brand("NoteId"))
@@ -61,14 +60,14 @@ const ProbeAppLive = Layer.effect(ApplicationApp, HttpApiBuilder.httpApp).pipe(
 const user: Credential = { kind: "user", id: 1, accountId: AccountId.make(1), isAdmin: false, canWrite: true }
 
 /** The door of the probe's tool calls (the probe API has no middleware that asks it anything). */
-const door = Door.of({
+const door: ToolDoor = {
   authenticate: Effect.succeed({
     credential: user,
     origin: "MCP",
     requests: { limit: 60, remaining: 59, reset: 60, exceeded: false, editsRemaining: 200, editsReset: 3600 }
   }),
   callName: () => ({ method: null, path: null, tool: "annotate_note" })
-})
+}
 
 describe("agent tools are derived from annotated endpoints", () => {
   it("an endpoint annotated in a test-only API becomes a tool with its path, query and payload parameters", () => {

@@ -41,15 +41,22 @@ export interface CallName {
 /**
  * The door a request came through, provided by that door: the HTTP server for a request from the network, the agent
  * interface for each tool call it answers in process. The pipeline asks the door who is calling and what to call
- * the call; no middleware asks which door it is. A request that came through no door authenticates no one.
+ * the call, and tells it where the answered call left the caller's limits; no middleware asks which door it is. A
+ * request that came through no door authenticates no one.
  */
 export class Door extends Context.Reference<Door>()("Api/Door", {
   defaultValue: (): {
     readonly authenticate: Effect.Effect<Caller, Unauthorized | RateLimited, HttpServerRequest.HttpServerRequest>
     readonly callName: (request: HttpServerRequest.HttpServerRequest) => CallName
+    /**
+     * Told, as the answer leaves, where it left the caller's limits (what its limit headers state): a door that
+     * reports them otherwise than in headers (a tool result's `_meta`) takes them here as a value.
+     */
+    readonly limitsLeft: (allowance: RequestAllowance) => Effect.Effect<void>
   } => ({
     authenticate: Effect.fail(new Unauthorized({ message: "The request came through no door that authenticates." })),
-    callName: (request) => ({ method: request.method, path: null, tool: null })
+    callName: (request) => ({ method: request.method, path: null, tool: null }),
+    limitsLeft: () => Effect.void
   })
 }) {}
 

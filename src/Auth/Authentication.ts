@@ -90,7 +90,9 @@ export const NetworkDoor = Effect.gen(function* () {
       const { credential, count, edits } = found.value
       return { credential, origin: "API", requests: yield* limits.allowanceAfter(credential, window, count, edits) }
     }),
-    callName: (request) => ({ method: request.method, path: pathOf(request.url), tool: null })
+    callName: (request) => ({ method: request.method, path: pathOf(request.url), tool: null }),
+    // Its answers state the limits in their headers.
+    limitsLeft: () => Effect.void
   })
 })
 

@@ -1,15 +1,20 @@
-import { HttpApp, HttpServerResponse } from "@effect/platform"
+import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
-import { CurrentCaller, type RequestAllowance, RequestLimit } from "../Api/Middleware.js"
+import { CurrentCaller, Door, type RequestAllowance, RequestLimit } from "../Api/Middleware.js"
 import { RateLimited } from "../Domain/Errors.js"
 import { Limits } from "./Limits.js"
 
-/** The `RateLimit-*` headers of a response to a counted request, as `withLimitHeaders` sets them. */
-export const limitHeaders = (allowance: RequestAllowance, editsPerDay: number): Record<string, string> => ({
+/** The `RateLimit-Limit`, `-Remaining`, `-Reset` and `-Policy` headers of a response to a counted request. */
+export const requestLimitHeaders = (allowance: RequestAllowance, editsPerDay: number): Record<string, string> => ({
   "ratelimit-limit": String(allowance.limit),
   "ratelimit-remaining": String(allowance.remaining),
   "ratelimit-reset": String(allowance.reset),
-  "ratelimit-policy": `"requests";q=${allowance.limit};w=60, "edits";q=${editsPerDay};w=86400`,
+  "ratelimit-policy": `"requests";q=${allowance.limit};w=60, "edits";q=${editsPerDay};w=86400`
+})
+
+/** The `RateLimit-*` headers of a response to a counted request, as `withLimitHeaders` sets them. */
+export const limitHeaders = (allowance: RequestAllowance, editsPerDay: number): Record<string, string> => ({
+  ...requestLimitHeaders(allowance, editsPerDay),
   // Both quotas as they stand after this request: requests left in the minute, article changes left today.
   ratelimit: `"requests";r=${allowance.remaining};t=${allowance.reset}, "edits";r=${allowance.editsRemaining};t=${allowance.editsReset}`
 })
@@ -31,18 +36,23 @@ export const rateLimited = (allowance: RequestAllowance) =>
 
 /**
  * Judges a counted request: the response will carry the limit headers, and a request over the limit fails with 429
- * `rate_limited`. Every authenticated API request and tool call is judged here.
+ * `rate_limited`. Every authenticated API request and tool call is judged here. `limitsLeft` is told what the
+ * headers state, as the response leaves.
  */
 export const admit = (
   allowance: RequestAllowance,
   editsPerDay: number,
   /** The edits left now: read again for a write's answer, whose change may have used one. */
-  editsRemaining: Effect.Effect<number>
+  editsRemaining: Effect.Effect<number>,
+  limitsLeft: (allowance: RequestAllowance) => Effect.Effect<void>
 ) =>
   Effect.gen(function* () {
-    yield* HttpApp.appendPreResponseHandler((request, response) =>
+    const leftAfter = (
+      request: HttpServerRequest.HttpServerRequest,
+      response: HttpServerResponse.HttpServerResponse
+    ): Effect.Effect<RequestAllowance> =>
       request.method === "GET" || request.method === "HEAD" || response.status >= 300
-        ? Effect.succeed(withLimitHeaders(response, allowance, editsPerDay))
+        ? Effect.succeed(allowance)
         : editsRemaining.pipe(
             // This runs after the handler: a change has committed by now, with its call-log row and its kept answer,
             // so its own answer is the truth, and it is sent. A read that fails here (the database gone since the
@@ -54,8 +64,13 @@ export const admit = (
                 allowance.editsRemaining
               )
             ),
-            Effect.map((left) => withLimitHeaders(response, { ...allowance, editsRemaining: left }, editsPerDay))
+            Effect.map((left) => ({ ...allowance, editsRemaining: left }))
           )
+    yield* HttpApp.appendPreResponseHandler((request, response) =>
+      leftAfter(request, response).pipe(
+        Effect.tap(limitsLeft),
+        Effect.map((left) => withLimitHeaders(response, left, editsPerDay))
+      )
     )
     if (allowance.exceeded) return yield* rateLimited(allowance)
   })
@@ -66,8 +81,14 @@ export const RequestLimitLive = Layer.effect(
     Effect.gen(function* () {
       const caller = yield* Effect.serviceOption(CurrentCaller)
       if (Option.isNone(caller)) return yield* Effect.dieMessage("RequestLimit runs after Authentication")
+      const door = yield* Door
       // Counted as it was authenticated, whichever door it came through.
-      yield* admit(caller.value.requests, limits.editsPerDay, limits.editsRemaining(caller.value.credential.accountId))
+      yield* admit(
+        caller.value.requests,
+        limits.editsPerDay,
+        limits.editsRemaining(caller.value.credential.accountId),
+        door.limitsLeft
+      )
     })
   )
 )

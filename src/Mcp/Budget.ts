@@ -1,6 +1,12 @@
 import { Effect, Option, Ref } from "effect"
 import type { RequestAllowance } from "../Api/Middleware.js"
-import type { LimitHeaders } from "./ToolCalls.js"
+import { requestLimitHeaders } from "../Limits/RequestLimit.js"
+
+/** Where an answered request left its user's limits, and the `Retry-After` its answer gave (a 429's). */
+export interface CallLimits {
+  readonly allowance: RequestAllowance
+  readonly retryAfter: string | undefined
+}
 
 /**
  * What one POST to /mcp spends of its user's request limit, and what its answer says of it. The statement that found
@@ -11,8 +17,8 @@ import type { LimitHeaders } from "./ToolCalls.js"
 export interface PostBudget {
   /** Counts a tool call's request: the count handed over, for the first call that takes it, else a count of its own. */
   readonly countCall: Effect.Effect<RequestAllowance>
-  /** Notes the limit headers of an answered call. */
-  readonly note: (headers: LimitHeaders | undefined) => Effect.Effect<void>
+  /** Notes where an answered call left the limits. */
+  readonly note: (limits: CallLimits | undefined) => Effect.Effect<void>
   /** The limit headers of the POST's answer; a count that no call took (the protocol refused it) is the POST's. */
   readonly headers: Effect.Effect<Readonly<Record<string, string>>>
 }
@@ -20,23 +26,28 @@ export interface PostBudget {
 export const makePostBudget = (options: {
   /** The count made as the token was found. */
   readonly counted: RequestAllowance
-  /** The headers that count gives the POST's answer. */
-  readonly postHeaders: LimitHeaders | undefined
+  /** The account's article changes a day, which the headers' policy states. */
+  readonly editsPerDay: number
   /** Whether every message of the POST is a tool call that makes a request of its own. */
   readonly handOver: boolean
   /** Counts one more request of the user. */
   readonly countRequest: Effect.Effect<RequestAllowance>
 }): Effect.Effect<PostBudget> =>
   Effect.gen(function* () {
-    const { counted, postHeaders, countRequest } = options
+    const { counted, countRequest } = options
+    const postLimits: CallLimits = { allowance: counted, retryAfter: undefined }
     const handedOver = yield* Ref.make(options.handOver ? Option.some(counted) : Option.none())
-    const fewest = yield* Ref.make(options.handOver ? undefined : postHeaders)
-    const note = (headers: LimitHeaders | undefined) =>
-      headers === undefined
+    const fewest = yield* Ref.make(options.handOver ? undefined : postLimits)
+    const note = (limits: CallLimits | undefined) =>
+      limits === undefined
         ? Effect.void
         : Ref.update(fewest, (current) =>
-            current === undefined || headers.remaining <= current.remaining ? headers : current
+            current === undefined || limits.allowance.remaining <= current.allowance.remaining ? limits : current
           )
+    const headersOf = ({ allowance, retryAfter }: CallLimits) => {
+      const headers = requestLimitHeaders(allowance, options.editsPerDay)
+      return retryAfter === undefined ? headers : { ...headers, "retry-after": retryAfter }
+    }
     return {
       countCall: Effect.flatMap(
         Ref.getAndSet(handedOver, Option.none()),
@@ -44,8 +55,9 @@ export const makePostBudget = (options: {
       ),
       note,
       headers: Effect.gen(function* () {
-        if (Option.isSome(yield* Ref.get(handedOver))) yield* note(postHeaders)
-        return (yield* Ref.get(fewest))?.headers ?? {}
+        if (Option.isSome(yield* Ref.get(handedOver))) yield* note(postLimits)
+        const limits = yield* Ref.get(fewest)
+        return limits === undefined ? {} : headersOf(limits)
       })
     }
   })

@@ -9,7 +9,7 @@ import { PublicUrl, RequestBase } from "../Http/PublicUrl.js"
 import { refuseDeepJson } from "../Http/RequestBodies.js"
 import { AuthFailures } from "../Limits/AuthFailures.js"
 import { Limits } from "../Limits/Limits.js"
-import { limitHeaders, rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
+import { rateLimited, withLimitHeaders } from "../Limits/RequestLimit.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { READ_AND_EDIT, READ_ONLY } from "../OAuth/Scopes.js"
 import { mcpBrowsers } from "./Browsers.js"
@@ -27,7 +27,7 @@ import {
   toolCallOf
 } from "./Protocol.js"
 import { MALFORMED, mcpRefusals, methodNotAllowed, tokenRefusals } from "./Refusals.js"
-import { answerTool, decoder, limitHeadersOf, mayCall, toolDoor, toolsFor } from "./ToolCalls.js"
+import { answerTool, decoder, mayCall, toolDoor, toolsFor } from "./ToolCalls.js"
 import { planToolRequest } from "./ToolRequest.js"
 import type { Tool } from "./Tools.js"
 
@@ -140,7 +140,7 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         }
         const budget = yield* makePostBudget({
           counted,
-          postHeaders: limitHeadersOf(limitHeaders(counted, limits.editsPerDay)),
+          editsPerDay: limits.editsPerDay,
           handOver,
           countRequest: limits.countRequest(credential)
         })

@@ -14,8 +14,8 @@ export type ToolOutcome = (
 ) & { readonly limits?: ToolLimits | undefined }
 
 /**
- * Where the call left the limits, as its endpoint's `RateLimit` header says: the credential's requests left this
- * minute and the account's article changes left today, each with the seconds until it renews. Every tool result
+ * Where the call left the limits, as its endpoint's `RateLimit` header states them: the credential's requests left
+ * this minute and the account's article changes left today, each with the seconds until it renews. Every tool result
  * carries it in `_meta`, so an assistant can plan (a dry run uses no change).
  */
 export interface ToolLimits {
