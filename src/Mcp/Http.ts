@@ -16,16 +16,7 @@ import { mcpBrowsers } from "./Browsers.js"
 import { makePostBudget } from "./Budget.js"
 import { type Cards, makeCards } from "./Cards.js"
 import { ApplicationApp } from "./InProcess.js"
-import {
-  authInfoOf,
-  jsonRpcError,
-  makeProtocol,
-  PostContext,
-  refusedBatch,
-  serverResponseOf,
-  type ToolCaller,
-  toolCallOf
-} from "./Protocol.js"
+import { jsonRpcError, makeProtocol, refusedBatch, serverResponseOf, type ToolCaller, toolCallOf } from "./Protocol.js"
 import { MALFORMED, mcpRefusals, methodNotAllowed, tokenRefusals } from "./Refusals.js"
 import { answerTool, decoder, mayCall, toolDoor, toolsFor } from "./ToolCalls.js"
 import { planToolRequest } from "./ToolRequest.js"
@@ -148,32 +139,32 @@ export const McpRoutesLive = (tools: ReadonlyArray<Tool>) =>
         const app = yield* Effect.serviceOption(ApplicationApp)
         if (Option.isNone(app)) return yield* Effect.dieMessage("/mcp is served without the application")
         const runtime = yield* Effect.runtime<HttpRouter.HttpRouter.DefaultServices>()
-        const response = yield* Effect.promise((signal) => {
-          // The SDK calls the tools as promises; each call is interrupted when this POST is.
-          const call: ToolCaller = (tool, args) =>
-            Runtime.runPromise(runtime)(
-              answerTool(toolDoor(credential, tool, budget.countCall), tool, args).pipe(
-                Effect.tap(({ limits }) => budget.note(limits)),
-                Effect.map(({ outcome }) => outcome),
-                Effect.provideService(ApplicationApp, app.value)
-              ),
-              { signal }
-            )
-          const headers = new Headers()
-          for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, value)
-          // The SDK reads the body only when it is not handed over parsed (when it is not JSON, and is refused).
-          const body = Either.isRight(parsed) ? null : text
-          const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body })
-          const scopes = (credential.canWrite ? READ_AND_EDIT : READ_ONLY).split(" ")
-          return answerMcp(webRequest, {
-            authInfo: authInfoOf(
-              token.value,
-              scopes,
-              new PostContext(toolsFor(tools, credential), call, cardsFor(baseOf(request)))
+        // The SDK calls the tools as promises; the calls still running when this POST's scope closes (it was
+        // interrupted) are interrupted with it.
+        const calls = yield* Effect.acquireRelease(
+          Effect.sync(() => new AbortController()),
+          (controller) => Effect.sync(() => controller.abort())
+        )
+        const call: ToolCaller = (tool, args) =>
+          Runtime.runPromise(runtime)(
+            answerTool(toolDoor(credential, tool, budget.countCall), tool, args).pipe(
+              Effect.tap(({ limits }) => budget.note(limits)),
+              Effect.map(({ outcome }) => outcome),
+              Effect.provideService(ApplicationApp, app.value)
             ),
-            ...(Either.isRight(parsed) ? { parsedBody: parsed.right } : {})
-          })
-        })
+            { signal: calls.signal }
+          )
+        const headers = new Headers()
+        for (const [name, value] of Object.entries(request.headers)) if (value !== undefined) headers.set(name, value)
+        // The SDK reads the body only when it is not handed over parsed (when it is not JSON, and is refused).
+        const body = Either.isRight(parsed) ? null : text
+        const webRequest = new Request(`${baseOf(request)}/mcp`, { method: "POST", headers, body })
+        const response = yield* answerMcp(
+          webRequest,
+          { token: token.value, scopes: (credential.canWrite ? READ_AND_EDIT : READ_ONLY).split(" ") },
+          { tools: toolsFor(tools, credential), call, cards: cardsFor(baseOf(request)) },
+          Either.getRight(parsed)
+        )
         return HttpServerResponse.setHeaders(yield* serverResponseOf(response), yield* budget.headers)
       }).pipe(Effect.catchTags({ ValidationError: (error) => Effect.succeed(errorResponse(error)) }))
 

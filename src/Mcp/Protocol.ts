@@ -5,9 +5,10 @@ import {
   isJSONRPCRequest,
   isLegacyRequest,
   type McpHandlerRequestOptions,
+  Server,
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
-import { Effect, Predicate } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import { MAX_MCP_BODY_BYTES } from "../Http/RequestBodies.js"
 import type { Cards } from "./Cards.js"
 import { refuseInvalidParams } from "./InvalidParams.js"
@@ -18,27 +19,23 @@ import type { Tool } from "./Tools.js"
 export type ToolCaller = (tool: Tool, args: Readonly<Record<string, unknown>>) => Promise<ToolOutcome>
 
 /**
- * What one POST hands the protocol's server, inside the SDK's `authInfo.extra`: the tools its connection may call
- * (all that its list shows), how its tool calls are answered (for its user, through the pipeline) and the cards as
- * the address it used names them.
+ * What one POST hands the protocol's server: the tools its connection may call (all that its list shows), how its
+ * tool calls are answered (for its user, through the pipeline) and the cards as the address it used names them.
  */
-export class PostContext {
-  constructor(
-    readonly tools: ReadonlyArray<Tool>,
-    readonly call: ToolCaller,
-    readonly cards: Cards
-  ) {}
+export interface PostContext {
+  readonly tools: ReadonlyArray<Tool>
+  readonly call: ToolCaller
+  readonly cards: Cards
 }
 
-const POST_KEY = "post"
+/** The user a POST is answered for: their access token and its scopes. */
+export interface PostCaller {
+  readonly token: string
+  readonly scopes: ReadonlyArray<string>
+}
 
-/** The SDK's `authInfo` of a POST: its user's token and scopes, and its `PostContext`. */
-export const authInfoOf = (token: string, scopes: ReadonlyArray<string>, post: PostContext) => ({
-  token,
-  clientId: "",
-  scopes: [...scopes],
-  extra: { [POST_KEY]: post }
-})
+/** Where the SDK's `authInfo.extra` carries the server acquired for the POST, to the handler's factory. */
+const SERVER_KEY = "server"
 
 /** The revisions of the protocol whose JSON-RPC messages may come in batches; 2025-06-18 removed them. */
 const batchRevisions = new Set(["2024-10-07", "2024-11-05", "2025-03-26"])
@@ -104,46 +101,60 @@ export const serverResponseOf = (response: Response) => {
 
 const noCaller: ToolCaller = () => Promise.reject(new Error("a tool call outside a request"))
 
+/** Closes an SDK object as a resource is released: a failure to close is logged, never the request's. */
+const closing = (close: () => Promise<void>) => Effect.ignoreLogged(Effect.tryPromise(close))
+
+/** The SDK's server of one POST, closed when the POST's scope closes. */
+const acquireServer = (post: PostContext) =>
+  Effect.acquireRelease(
+    Effect.sync(() => makeMcpServer(post.tools, post.call, post.cards)),
+    (server) => closing(() => server.close())
+  )
+
+/** A stateless transport that answers JSON (the 2025 revisions), closed when the POST's scope closes. */
+const acquireLegacyTransport = Effect.acquireRelease(
+  Effect.sync(
+    () => new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+  ),
+  (transport) => closing(() => transport.close())
+)
+
 /**
  * The protocol, on the SDK's own servers and transports, for every revision a client may speak (each by the SDK's own
- * classification of the request): a fresh, stateless server per request, so any instance can answer. `cards` are
- * the cards of a request that brings no `PostContext`.
+ * classification of the request): a fresh, stateless server per POST, so any instance can answer. The server (and
+ * the transport of a 2025 revision) are resources of the POST's scope, released when its answer has left. `cards`
+ * are the cards of a server the handler asks for outside a POST.
  */
 export const makeProtocol = (tools: ReadonlyArray<Tool>, cards: Cards) => {
-  const serverFor = (options: McpHandlerRequestOptions) => {
-    const post = options.authInfo?.extra?.[POST_KEY]
-    return post instanceof PostContext
-      ? makeMcpServer(post.tools, post.call, post.cards)
-      : makeMcpServer(tools, noCaller, cards)
-  }
-
   /**
    * 2026-07-28 requests: each carries its own envelope; `server/discover` is answered; the Mcp-Method and Mcp-Name
-   * headers are checked against the body (a request whose headers disagree with it is refused).
+   * headers are checked against the body (a request whose headers disagree with it is refused). The handler serves
+   * each with the server acquired for its POST.
    */
   const modern = createMcpHandler(
-    (context) => serverFor({ ...(context.authInfo ? { authInfo: context.authInfo } : {}) }),
+    (context) => {
+      const acquired = context.authInfo?.extra?.[SERVER_KEY]
+      return acquired instanceof Server ? acquired : makeMcpServer(tools, noCaller, cards)
+    },
     { legacy: "reject", maxRequestBodySize: MAX_MCP_BODY_BYTES }
   )
 
-  /** The 2025 revisions (initialize, then calls), served statelessly by a fresh server, answered as JSON. */
-  const legacy = async (request: Request, options: McpHandlerRequestOptions) => {
-    const server = serverFor(options)
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true
+  /** Answers a POST's web request for `caller`; `parsedBody` is its body when it is JSON. */
+  return (request: Request, caller: PostCaller, post: PostContext, parsedBody: Option.Option<unknown>) =>
+    Effect.gen(function* () {
+      const server = yield* acquireServer(post)
+      const options: McpHandlerRequestOptions = {
+        authInfo: { token: caller.token, clientId: "", scopes: [...caller.scopes], extra: { [SERVER_KEY]: server } },
+        ...(Option.isSome(parsedBody) ? { parsedBody: parsedBody.value } : {})
+      }
+      const legacy = yield* Effect.promise(() =>
+        isLegacyRequest(request, options.parsedBody, { maxRequestBodySize: MAX_MCP_BODY_BYTES })
+      )
+      if (!legacy) return yield* Effect.promise(() => modern.fetch(request, options))
+      // The 2025 revisions (initialize, then calls), served statelessly, answered as JSON.
+      const transport = yield* acquireLegacyTransport
+      yield* Effect.promise(() => server.connect(transport))
+      refuseInvalidParams(transport)
+      return yield* Effect.promise(() => transport.handleRequest(request, options))
     })
-    await server.connect(transport)
-    refuseInvalidParams(transport)
-    try {
-      return await transport.handleRequest(request, options)
-    } finally {
-      await server.close()
-    }
-  }
-
-  return async (request: Request, options: McpHandlerRequestOptions) =>
-    (await isLegacyRequest(request, options.parsedBody, { maxRequestBodySize: MAX_MCP_BODY_BYTES }))
-      ? legacy(request, options)
-      : modern.fetch(request, options)
 }
