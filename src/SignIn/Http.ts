@@ -1,5 +1,6 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+import { MAX_PASSWORD_LENGTH } from "../Auth/Passwords.js"
 import { publicError } from "../Domain/Errors.js"
 import { ownOrigins } from "../Http/Origins.js"
 import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
@@ -13,7 +14,6 @@ import { Sessions } from "./Sessions.js"
 import { THROTTLE_WINDOW_MINUTES } from "./Throttle.js"
 
 const MAX_EMAIL = 320
-const MAX_PASSWORD = 1024
 
 /** Where sign-in leads when it was not sent from a page: the websites page. */
 const HOME = "/sites"
@@ -87,7 +87,7 @@ const SignInRoutes = HttpApiBuilder.Router.use((router) =>
         }
         const email = (fields.get("email") ?? "").trim().slice(0, MAX_EMAIL)
         const password = fields.get("password") ?? ""
-        if (email === "" || password === "" || password.length > MAX_PASSWORD) {
+        if (email === "" || password === "" || password.length > MAX_PASSWORD_LENGTH) {
           const message = "Enter your e-mail address and your password."
           return form(request, { returnTo, email, message }, { status: 400 })
         }
