@@ -32,6 +32,7 @@ import { MetaHttpLive } from "../Meta/Http.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { OAuthRoutesLive } from "../OAuth/Http.js"
 import { SignInRoutesLive } from "../SignIn/Http.js"
+import { ResetRoutesLive } from "../SignIn/ResetHttp.js"
 import { SitesHttpLive } from "../Sites/Http.js"
 import { Sites } from "../Sites/Sites.js"
 import { StatsHttpLive } from "../Stats/Http.js"
@@ -112,6 +113,7 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
       HealthRoutesLive,
       OAuthRoutesLive,
       SignInRoutesLive,
+      ResetRoutesLive,
       McpRoutesLive(deriveTools(Api)),
       WebPagesLive,
       CallLogUpkeepLive
