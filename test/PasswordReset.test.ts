@@ -1,10 +1,14 @@
 // @tags: runtime
 import { createHash } from "node:crypto"
+import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Context, Effect, HashMap, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { HttpServerLive } from "../src/Server/Server.js"
+import type { Database } from "../src/Sql/Database.js"
 import { clockStarts } from "./support/Clock.js"
-import { linkIn, mailsTo, nextMail, TestServerWithMailLive } from "./support/Mailbox.js"
+import { waitUntil } from "./support/Eventually.js"
+import { linkIn, Mailbox, mailsTo, nextMail, TestServerWithMailLive } from "./support/Mailbox.js"
 import { type Browser, hiddenField, makeBrowser, submitSignIn, withToken } from "./support/McpClient.js"
 import { serverWithSettings, TestApp } from "./support/TestServer.js"
 import { PASSWORD, signedInAccount } from "./support/WebPages.js"
@@ -228,6 +232,49 @@ layer(TestServerWithMailLive)("password reset", (it) => {
       }
       yield* TestClock.adjust("16 minutes")
       assert.strictEqual((yield* askForLink(makeBrowser(app.baseUrl), email)).status, 303)
+    })
+  )
+
+  it.scoped("the access log writes a reset link's address without its token", () =>
+    Effect.gen(function* () {
+      yield* startClock
+      const { link } = yield* userWithLink
+      const logged: Array<string> = []
+      const collect = Logger.make(({ annotations }) => {
+        const url = HashMap.get(annotations, "http.url")
+        if (Option.isSome(url)) logged.push(String(url.value))
+      })
+      const database = Layer.succeedContext(yield* Effect.context<Database>())
+      const context = yield* Layer.build(
+        HttpServerLive({ port: 0, host: "127.0.0.1" }).pipe(
+          Layer.provide(database),
+          Layer.provide(Logger.replace(Logger.defaultLogger, collect)),
+          Layer.provide(Logger.minimumLogLevel(LogLevel.Info))
+        )
+      )
+      const address = Context.get(context, HttpServer.HttpServer).address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      const url = new URL(link)
+      url.port = String(port)
+      assert.strictEqual((yield* makeBrowser(url.origin).get(url)).status, 200)
+      yield* waitUntil(
+        "the request is logged",
+        Effect.sync(() => logged.length > 0)
+      )
+      assert.deepStrictEqual(logged, ["/signin/reset?token=[redacted]"])
+    })
+  )
+
+  it.scoped("SMTP_FROM names the mail's sender", () =>
+    Effect.gen(function* () {
+      yield* startClock
+      const app = yield* TestApp
+      const { email } = yield* app.makeAccount({ password: PASSWORD })
+      const { url } = yield* Mailbox
+      const from = "Content Service <help@example.com>"
+      const baseUrl = yield* serverWithSettings({ SMTP_URL: url, SMTP_FROM: from })
+      assert.strictEqual((yield* askForLink(makeBrowser(baseUrl), email)).status, 303)
+      assert.strictEqual((yield* nextMail(email)).from, from)
     })
   )
 
