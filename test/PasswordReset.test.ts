@@ -3,7 +3,8 @@ import { createHash } from "node:crypto"
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, HashMap, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { ConfigProvider, Context, Effect, HashMap, Layer, Logger, LogLevel, Option, TestClock } from "effect"
+import { AppConfig } from "../src/Config.js"
 import { HttpServerLive } from "../src/Server/Server.js"
 import type { Database } from "../src/Sql/Database.js"
 import { clockStarts } from "./support/Clock.js"
@@ -275,6 +276,18 @@ layer(TestServerWithMailLive)("password reset", (it) => {
       const baseUrl = yield* serverWithSettings({ SMTP_URL: url, SMTP_FROM: from })
       assert.strictEqual((yield* askForLink(makeBrowser(baseUrl), email)).status, 303)
       assert.strictEqual((yield* nextMail(email)).from, from)
+    })
+  )
+
+  it.effect("an SMTP_URL that is not an smtp:// or smtps:// address stops the service at start, saying so", () =>
+    Effect.gen(function* () {
+      for (const url of ["mail.example.com", "https://mail.example.com", "smtp://"]) {
+        const read = yield* AppConfig.pipe(
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["SMTP_URL", url]]))),
+          Effect.flip
+        )
+        assert.include(String(read), "SMTP_URL", url)
+      }
     })
   )
 
