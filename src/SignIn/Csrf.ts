@@ -1,6 +1,9 @@
 import { timingSafeEqual } from "node:crypto"
 import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
 import { hashSecret, newSecret } from "../Auth/Secrets.js"
+import { ownOrigins } from "../Http/Origins.js"
+import { PublicUrl } from "../Http/PublicUrl.js"
 import { PRE_SESSION_COOKIE, withPreSessionCookie } from "./Cookies.js"
 import type { Form } from "./Forms.js"
 
@@ -60,3 +63,13 @@ export const withPreSession = (
   const preSession = preSessionOf(request) ?? newPreSession()
   return withPreSessionCookie(render(csrfToken(preSession)), preSession, secure)
 }
+
+/**
+ * This service's address as its form pages need it: the base URL, whether cookies are `Secure` (an https base) and
+ * the origins a form POST may come from.
+ */
+export const formSite = Effect.map(PublicUrl, (base) => ({
+  base,
+  secure: base.startsWith("https:"),
+  origins: ownOrigins(base)
+}))

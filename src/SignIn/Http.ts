@@ -2,11 +2,10 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Effect, Layer, Option } from "effect"
 import { MAX_PASSWORD_LENGTH } from "../Auth/Passwords.js"
 import { publicError } from "../Domain/Errors.js"
-import { ownOrigins } from "../Http/Origins.js"
-import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
+import { PublicUrlLive } from "../Http/PublicUrl.js"
 import { htmlResponse, messagePage } from "../Ui/Html.js"
 import { withoutSessionCookie, withSessionCookie } from "./Cookies.js"
-import { csrfMatches, csrfToken, fromOwnForm, withPreSession } from "./Csrf.js"
+import { csrfMatches, csrfToken, formSite, fromOwnForm, withPreSession } from "./Csrf.js"
 import { readForm } from "./Forms.js"
 import { signedInPage, signInPage } from "./Page.js"
 import { safeReturnTo, signInUrl } from "./ReturnTo.js"
@@ -34,9 +33,7 @@ const seeOther = (location: string) => HttpServerResponse.redirect(location, { s
 const SignInRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
-    const base = yield* PublicUrl
-    const secure = base.startsWith("https:")
-    const origins = ownOrigins(base)
+    const { base, secure, origins } = yield* formSite
 
     /** The form, with the pre-session the browser has (or a new one) in its token and its cookie. */
     const form = (

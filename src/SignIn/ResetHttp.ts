@@ -1,10 +1,9 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
 import { publicError } from "../Domain/Errors.js"
-import { ownOrigins } from "../Http/Origins.js"
-import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
+import { PublicUrlLive } from "../Http/PublicUrl.js"
 import { htmlResponse } from "../Ui/Html.js"
-import { fromOwnForm, withPreSession } from "./Csrf.js"
+import { formSite, fromOwnForm, withPreSession } from "./Csrf.js"
 import { readForm } from "./Forms.js"
 import { PasswordResets, RESET_MINUTES } from "./PasswordResets.js"
 import { forgotPage, newPasswordPage, noMailPage, refusedLinkPage, sentPage } from "./ResetPages.js"
@@ -30,9 +29,7 @@ const STALE_FORM = "The form had expired or did not come from this site. Please 
 const ResetRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const resets = yield* PasswordResets
-    const base = yield* PublicUrl
-    const secure = base.startsWith("https:")
-    const origins = ownOrigins(base)
+    const { base, secure, origins } = yield* formSite
 
     const forgotForm = (
       request: HttpServerRequest.HttpServerRequest,
