@@ -1,4 +1,4 @@
-import { Config, ConfigError, Either, Option } from "effect"
+import { Config, ConfigError, Either, Option, Redacted } from "effect"
 
 /**
  * The web origins whose pages may call `/mcp` with a bearer token (browser-based assistants), from
@@ -54,6 +54,27 @@ const McpAllowedOrigins = Config.all({
 )
 
 /**
+ * `SMTP_URL`: the SMTP server the password reset mail goes through (`smtp://user:password@host:587`, or `smtps://`
+ * for TLS from the start); unset, there is no reset by mail. Checked at start, so that a typo is not found by the
+ * first person who forgot a password.
+ */
+const SmtpUrl = Config.option(Config.redacted("SMTP_URL")).pipe(
+  Config.mapOrFail((url) => {
+    const parsed = Option.map(url, (value) => {
+      const text = Redacted.value(value)
+      return URL.canParse(text) ? new URL(text) : null
+    })
+    const valid = Option.match(parsed, {
+      onNone: () => true,
+      onSome: (at) => at !== null && ["smtp:", "smtps:"].includes(at.protocol) && at.hostname !== ""
+    })
+    return valid
+      ? Either.right(url)
+      : Either.left(ConfigError.InvalidData(["SMTP_URL"], "must be an smtp:// or smtps:// address with a host"))
+  })
+)
+
+/**
  * Every setting of the service, read once from the environment. Nothing else reads `process.env`.
  */
 export const AppConfig = Config.all({
@@ -102,7 +123,11 @@ export const AppConfig = Config.all({
   /** Lifetime of the OAuth access tokens MCP clients get; they refresh them after that. */
   oauthAccessTokenSeconds: Config.integer("OAUTH_ACCESS_TOKEN_SECONDS").pipe(Config.withDefault(3600)),
   /** The web origins whose pages may call `/mcp` with a bearer token (browser-based assistants). */
-  mcpAllowedOrigins: McpAllowedOrigins
+  mcpAllowedOrigins: McpAllowedOrigins,
+  /** The SMTP server of the password reset mail; without it, the reset page says to ask the operator. */
+  smtpUrl: SmtpUrl,
+  /** The reset mail's From address; defaults to no-reply at the host of the public base URL. */
+  smtpFrom: Config.option(Config.string("SMTP_FROM"))
 })
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>

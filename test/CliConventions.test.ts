@@ -182,6 +182,10 @@ layer(TestLive)("cbs conventions, in process", (it) => {
         const short = yield* cbsWithInput("short\n", "account", "password", "--email", email)
         assert.strictEqual(short.code, 2)
         assert.strictEqual(short.stderr, "cbs: the password must be at least 8 characters")
+        // Sign-in takes no password over 1024 characters, so none is set that could not sign in.
+        const long = yield* cbsWithInput(`${"x".repeat(1025)}\n`, "account", "password", "--email", email)
+        assert.strictEqual(long.code, 2)
+        assert.strictEqual(long.stderr, "cbs: the password must be at most 1024 characters")
         const empty = yield* cbsWithInput("", "account", "password", "--email", email)
         assert.strictEqual(empty.code, 2)
         assert.strictEqual(empty.stderr, "cbs: standard input holds no password")

@@ -46,6 +46,11 @@ export class Accounts extends Effect.Service<Accounts>()("Auth/Accounts", {
       /** Sets a user's password (stored as an scrypt hash). */
       setPassword: (userId: UserId, password: string) =>
         Effect.flatMap(hashPassword(password), (hash) => repo.setPassword(userId, hash)),
+      /**
+       * Sets a user's password from a hash made beforehand with `hashPassword` (outside the caller's transaction, so
+       * that no connection waits on the hashing); ends the user's browser sessions like `setPassword`.
+       */
+      setPasswordHash: repo.setPassword,
       findByEmail: repo.findByEmail,
       findByUserId: repo.findByUserId
     }

@@ -54,3 +54,18 @@ export const verifyPassword = (password: string, stored: string): Effect.Effect<
 /** Whether a stored hash was made with other parameters than new ones are; it is replaced at the next sign-in. */
 export const isOutdated = (stored: string): Effect.Effect<boolean> =>
   Effect.map(PasswordHashParameters, (parameters) => !stored.startsWith(prefix(parameters)))
+
+/** The shortest password any door takes. */
+export const MIN_PASSWORD_LENGTH = 8
+/** The longest: sign-in takes no longer one, so none is ever set that could not be used there. */
+export const MAX_PASSWORD_LENGTH = 1024
+
+/**
+ * What is wrong with a new password, or undefined when it may be set: the one rule of `cbs account`, `cbs import` and
+ * the password reset page.
+ */
+export const passwordProblem = (password: string): string | undefined => {
+  if (password.length < MIN_PASSWORD_LENGTH) return `the password must be at least ${MIN_PASSWORD_LENGTH} characters`
+  if (password.length > MAX_PASSWORD_LENGTH) return `the password must be at most ${MAX_PASSWORD_LENGTH} characters`
+  return undefined
+}

@@ -10,7 +10,7 @@ export const accountCreateCommand = Command.make(
     password: textOption(
       "password",
       "P",
-      "The first user's password (at least 8 characters). Visible to other users of the machine: prefer --password-stdin or CBS_PASSWORD. Without any, no password sign-in."
+      "The first user's password (8 to 1024 characters). Visible to other users of the machine: prefer --password-stdin or CBS_PASSWORD. Without any, no password sign-in."
     ).pipe(Options.optional),
     passwordStdin: flagOption("password-stdin", "Read the password from standard input (its first line)."),
     json: jsonOption

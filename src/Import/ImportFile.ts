@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem } from "../Auth/Passwords.js"
 import { ArticleStatus } from "../Domain/Article.js"
 import { AnchorType, BacklinkCategory, BacklinkStatus } from "../Domain/Backlink.js"
 import { atMostMessage } from "../Domain/Bounds.js"
@@ -101,8 +102,8 @@ export const ImportAccount = Schema.Struct({
   email: required(Email, "an e-mail address"),
   name: oneLine(required(NonEmpty, "a non-empty string")),
   password: optional(
-    check((s) => s.length >= 8),
-    "a string of at least 8 characters"
+    check((s) => passwordProblem(s) === undefined),
+    `a string of ${MIN_PASSWORD_LENGTH} to ${MAX_PASSWORD_LENGTH} characters`
   ),
   sites: list(ImportSite, "an array of websites")
 }).annotations({ message: () => "must be an account object" })

@@ -6,7 +6,7 @@ import { internalErrorMessage } from "../Http/ErrorMessages.js"
 import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
 import { bodyCapOf } from "../Http/RequestBodies.js"
 import { RequestId } from "../Http/RequestId.js"
-import { pathOf } from "../Http/RequestPath.js"
+import { loggedUrl, pathOf } from "../Http/RequestPath.js"
 import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
 
 /**
@@ -126,7 +126,7 @@ export const serverMiddleware =
           Effect.annotateLogs({
             request_id: requestId,
             "http.method": request.method,
-            "http.url": request.url,
+            "http.url": loggedUrl(request.url),
             "http.status": status
           })
         )

@@ -19,6 +19,7 @@ import { BacklinksHttpLive } from "../Backlinks/Http.js"
 import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
 import { RequestBaseLive } from "../Http/PublicUrl.js"
 import { RequestBodyLive } from "../Http/RequestBodies.js"
+import { carriesToken } from "../Http/RequestPath.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 import { AuthFailures } from "../Limits/AuthFailures.js"
 import { Limits } from "../Limits/Limits.js"
@@ -32,6 +33,7 @@ import { MetaHttpLive } from "../Meta/Http.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { OAuthRoutesLive } from "../OAuth/Http.js"
 import { SignInRoutesLive } from "../SignIn/Http.js"
+import { ResetRoutesLive } from "../SignIn/ResetHttp.js"
 import { SitesHttpLive } from "../Sites/Http.js"
 import { Sites } from "../Sites/Sites.js"
 import { StatsHttpLive } from "../Stats/Http.js"
@@ -92,10 +94,10 @@ const ServeLive = Effect.gen(function* () {
   const tracing = Option.isSome(tracesEndpoint(yield* TracingConfig))
   const door = yield* NetworkDoor
   // Both are put in the server's context once, not added to each request's (which copies the context).
-  // A request is a span only when traces are exported (see Tracing.ts).
+  // A request is a span only when traces are exported (see Tracing.ts), and never one whose URL holds a reset token.
   return HttpServer.serve(fromNetwork(app), serverMiddleware({ https })).pipe(
     Layer.provide(Layer.succeedContext(Context.make(ApplicationApp, app).pipe(Context.add(Door, door)))),
-    HttpMiddleware.withTracerDisabledWhen(() => !tracing)
+    HttpMiddleware.withTracerDisabledWhen((request) => !tracing || carriesToken(request.url))
   )
 }).pipe(
   HttpRouter.withRouterConfig(routerConfig),
@@ -112,6 +114,7 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
       HealthRoutesLive,
       OAuthRoutesLive,
       SignInRoutesLive,
+      ResetRoutesLive,
       McpRoutesLive(deriveTools(Api)),
       WebPagesLive,
       CallLogUpkeepLive

@@ -1,7 +1,11 @@
 import { timingSafeEqual } from "node:crypto"
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
 import { hashSecret, newSecret } from "../Auth/Secrets.js"
-import { PRE_SESSION_COOKIE } from "./Cookies.js"
+import { ownOrigins } from "../Http/Origins.js"
+import { PublicUrl } from "../Http/PublicUrl.js"
+import { PRE_SESSION_COOKIE, withPreSessionCookie } from "./Cookies.js"
+import type { Form } from "./Forms.js"
 
 const PRE_SESSION_PREFIX = "cbs_p_"
 
@@ -36,3 +40,36 @@ export const fromOwnOrigin = (request: HttpServerRequest.HttpServerRequest, orig
   const origin = request.headers["origin"]
   return origin === undefined || origins.includes(origin)
 }
+
+/**
+ * Whether a form POST of a page without a session (sign-in, password reset) comes from this site's own page: from its
+ * origin (or none), with the token of the pre-session whose cookie the browser sends.
+ */
+export const fromOwnForm = (
+  request: HttpServerRequest.HttpServerRequest,
+  origins: ReadonlyArray<string>,
+  form: Form
+): boolean => {
+  const preSession = preSessionOf(request)
+  return fromOwnOrigin(request, origins) && preSession !== undefined && csrfMatches(preSession, form.get("csrf"))
+}
+
+/** A page with a form of `fromOwnForm`'s kind: rendered with the token of the browser's pre-session, or of a new one. */
+export const withPreSession = (
+  request: HttpServerRequest.HttpServerRequest,
+  secure: boolean,
+  render: (csrf: string) => HttpServerResponse.HttpServerResponse
+) => {
+  const preSession = preSessionOf(request) ?? newPreSession()
+  return withPreSessionCookie(render(csrfToken(preSession)), preSession, secure)
+}
+
+/**
+ * This service's address as its form pages need it: the base URL, whether cookies are `Secure` (an https base) and
+ * the origins a form POST may come from.
+ */
+export const formSite = Effect.map(PublicUrl, (base) => ({
+  base,
+  secure: base.startsWith("https:"),
+  origins: ownOrigins(base)
+}))

@@ -1,11 +1,11 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option } from "effect"
+import { MAX_PASSWORD_LENGTH } from "../Auth/Passwords.js"
 import { publicError } from "../Domain/Errors.js"
-import { ownOrigins } from "../Http/Origins.js"
-import { PublicUrl, PublicUrlLive } from "../Http/PublicUrl.js"
+import { PublicUrlLive } from "../Http/PublicUrl.js"
 import { htmlResponse, messagePage } from "../Ui/Html.js"
-import { withoutSessionCookie, withPreSessionCookie, withSessionCookie } from "./Cookies.js"
-import { csrfMatches, csrfToken, fromOwnOrigin, newPreSession, preSessionOf } from "./Csrf.js"
+import { withoutSessionCookie, withSessionCookie } from "./Cookies.js"
+import { csrfMatches, csrfToken, formSite, fromOwnForm, withPreSession } from "./Csrf.js"
 import { readForm } from "./Forms.js"
 import { signedInPage, signInPage } from "./Page.js"
 import { safeReturnTo, signInUrl } from "./ReturnTo.js"
@@ -13,7 +13,8 @@ import { Sessions } from "./Sessions.js"
 import { THROTTLE_WINDOW_MINUTES } from "./Throttle.js"
 
 const MAX_EMAIL = 320
-const MAX_PASSWORD = 1024
+
+const PASSWORD_SET = "Your new password is set, and every browser signed in with the old one is signed out."
 
 /** Where sign-in leads when it was not sent from a page: the websites page. */
 const HOME = "/sites"
@@ -32,33 +33,30 @@ const seeOther = (location: string) => HttpServerResponse.redirect(location, { s
 const SignInRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const sessions = yield* Sessions
-    const base = yield* PublicUrl
-    const secure = base.startsWith("https:")
-    const origins = ownOrigins(base)
+    const { base, secure, origins } = yield* formSite
 
     /** The form, with the pre-session the browser has (or a new one) in its token and its cookie. */
     const form = (
       request: HttpServerRequest.HttpServerRequest,
-      page: { readonly returnTo: string | undefined; readonly email?: string; readonly message?: string },
+      page: Omit<Parameters<typeof signInPage>[0], "csrf">,
       options?: { readonly status: number; readonly headers?: Record<string, string> }
-    ) => {
-      const preSession = preSessionOf(request) ?? newPreSession()
-      const body = signInPage({ ...page, csrf: csrfToken(preSession) })
-      return withPreSessionCookie(htmlResponse(body, options), preSession, secure)
-    }
+    ) => withPreSession(request, secure, (csrf) => htmlResponse(signInPage({ ...page, csrf }), options))
 
     yield* router.get(
       "/signin",
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const returnTo = safeReturnTo(new URL(request.url, base).searchParams.get("return_to") ?? undefined)
+        const query = new URL(request.url, base).searchParams
+        const returnTo = safeReturnTo(query.get("return_to") ?? undefined)
         const session = yield* sessions.current(request)
         if (Option.isSome(session)) {
           return returnTo === undefined
             ? htmlResponse(signedInPage({ email: session.value.user.email, csrf: csrfToken(session.value.token) }))
             : seeOther(returnTo)
         }
-        return form(request, { returnTo })
+        // Where a password reset leads: the form, saying that the new password is set.
+        const notice = query.get("reset") === "done" ? PASSWORD_SET : undefined
+        return form(request, { returnTo, ...(notice === undefined ? {} : { notice }) })
       })
     )
 
@@ -72,12 +70,7 @@ const SignInRoutes = HttpApiBuilder.Router.use((router) =>
         const returnTo = safeReturnTo(fields.get("return_to"))
         // Another site's page cannot sign this browser in (to an account of its choosing): it can send neither this
         // site's origin nor the token of the browser's pre-session.
-        const preSession = preSessionOf(request)
-        if (
-          !fromOwnOrigin(request, origins) ||
-          preSession === undefined ||
-          !csrfMatches(preSession, fields.get("csrf"))
-        ) {
+        if (!fromOwnForm(request, origins, fields)) {
           const message = "The sign-in form had expired or did not come from this site. Please sign in again."
           return form(request, { returnTo, message }, { status: 403 })
         }
@@ -87,7 +80,7 @@ const SignInRoutes = HttpApiBuilder.Router.use((router) =>
         }
         const email = (fields.get("email") ?? "").trim().slice(0, MAX_EMAIL)
         const password = fields.get("password") ?? ""
-        if (email === "" || password === "" || password.length > MAX_PASSWORD) {
+        if (email === "" || password === "" || password.length > MAX_PASSWORD_LENGTH) {
           const message = "Enter your e-mail address and your password."
           return form(request, { returnTo, email, message }, { status: 400 })
         }

@@ -1,19 +1,21 @@
 import { html, page, userText } from "../Ui/Html.js"
 
 /**
- * The sign-in form; `message` explains why the last attempt was refused. `csrf` is the pre-session's token: the POST
- * is taken only with it and its cookie.
+ * The sign-in form; `message` explains why the last attempt was refused, `notice` what was just done (a new
+ * password set). `csrf` is the pre-session's token: the POST is taken only with it and its cookie.
  */
 export const signInPage = (options: {
   readonly csrf: string
   readonly returnTo: string | undefined
   readonly email?: string
   readonly message?: string
+  readonly notice?: string
 }) =>
   page(
     "Sign in",
     html`<h1>Sign in</h1>
 <p>Sign in with the e-mail address and password of your account.</p>
+${options.notice === undefined ? null : html`<p class="notice" role="status">${options.notice}</p>`}
 ${options.message === undefined ? null : html`<p class="error" role="alert" id="signin-error">${options.message}</p>`}
 <form method="post" action="/signin">
 <input type="hidden" name="csrf" value="${options.csrf}">
@@ -24,7 +26,8 @@ ${options.returnTo === undefined ? null : html`<input type="hidden" name="return
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="1024">
 <div class="actions"><button type="submit" class="primary">Sign in</button></div>
-</form>`
+</form>
+<p class="aside"><a href="/signin/forgot">Forgot your password?</a></p>`
   )
 
 /** What a signed-in user sees at the sign-in address: who they are, the way on to the websites, and a way out. */

@@ -1,8 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-/** Whose sign-in attempts a slot counts: an e-mail address (lower-cased) or a client address. */
-export type SlotKind = "email" | "ip"
+/**
+ * Whose attempts a slot counts: an e-mail address (lower-cased) or a client address, for sign-in's password checks or
+ * for reset mails (`reset_`).
+ */
+export type SlotKind = "email" | "ip" | "reset_email" | "reset_ip"
 
 /**
  * Sign-in attempt slots: per e-mail and per client address, the times of the attempts that still hold one. Times are

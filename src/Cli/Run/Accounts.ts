@@ -1,5 +1,6 @@
 import { Effect, Option, Redacted } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
+import { passwordProblem } from "../../Auth/Passwords.js"
 import { PasswordFromEnvironment } from "../../Config.js"
 import { oneLineProblem } from "../../Domain/Text.js"
 import { CliError, UsageError } from "../CliError.js"
@@ -43,9 +44,8 @@ export const accountCreate = (args: {
     const nameProblem = oneLineProblem(name)
     if (nameProblem !== undefined) return yield* new UsageError({ message: `--name ${nameProblem}` })
     const password = yield* passwordOf(args)
-    if (Option.exists(password, (p) => p.length < 8)) {
-      return yield* new UsageError({ message: "the password must be at least 8 characters" })
-    }
+    const problem = Option.flatMapNullable(password, passwordProblem)
+    if (Option.isSome(problem)) return yield* new UsageError({ message: problem.value })
     const accounts = yield* Accounts
     const created = yield* accounts.create({ email, name, password })
     return {
@@ -66,7 +66,8 @@ export const accountPassword = (args: { readonly email: string }) =>
     const user = yield* accounts.findByEmail(args.email)
     if (Option.isNone(user)) return yield* new CliError({ message: `no user has the e-mail ${args.email}` })
     const password = yield* firstLineOfStdin("")
-    if (password.length < 8) return yield* new UsageError({ message: "the password must be at least 8 characters" })
+    const problem = passwordProblem(password)
+    if (problem !== undefined) return yield* new UsageError({ message: problem })
     yield* accounts.setPassword(user.value.user_id, password)
     return {
       text: [`Password set for ${user.value.email}; their browser sessions were ended.`],
