@@ -3,6 +3,9 @@ import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { ArticleEdits } from "../src/Articles/Edits.js"
+import { ArticlesRepo } from "../src/Articles/Repo.js"
+import { Sanitizer } from "../src/Articles/Sanitizer.js"
+import { readMissingTexts } from "../src/Articles/SearchBackfill.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { ArticleId, SiteId } from "../src/Domain/Ids.js"
 import { MAX_MATCH_CHARACTERS } from "../src/Domain/Search.js"
@@ -246,6 +249,23 @@ layer(TestServerLive)("GET /sites/{id}/articles?q=", (it) => {
       )
       assert.deepStrictEqual(yield* found(key, siteId, "squeaks"), [])
       assert.deepStrictEqual(yield* found(key, siteId, "overflowing cistern"), [id])
+    })
+  )
+
+  it.effect("an article stored before search is found by its title, then by its body once its text is read", () =>
+    Effect.gen(function* () {
+      const { key, siteId } = yield* websiteWith([])
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ id: ArticleId }>`
+        insert into articles (site_id, title, url, body, revision)
+        values (${siteId}, 'Tap repair', 'https://example.com/old', '<p>An old <a href="https://x.example/">washer</a> story</p>', 3)
+        returning id`
+      assert.deepStrictEqual(yield* found(key, siteId, "tap"), [row!.id])
+      assert.deepStrictEqual(yield* found(key, siteId, "washer"), [])
+      const read = yield* readMissingTexts.pipe(Effect.provide([ArticlesRepo.Default, Sanitizer.Default]))
+      assert.isAtLeast(read, 1)
+      assert.deepStrictEqual(yield* found(key, siteId, "washer story"), [row!.id])
+      assert.deepStrictEqual(yield* found(key, siteId, "x.example"), [])
     })
   )
 })
