@@ -46,6 +46,32 @@ const found = (key: string, siteId: SiteId, q: string, more = "") =>
 
 const body = (text: string) => ({ body: `<p>${text}</p>` })
 
+const urlOf = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ url: string }>`select url from articles where id = ${id}`.pipe(Effect.orDie),
+      (rows) => rows[0]!.url
+    )
+  )
+
+/** Imports `articles` into the account's website `siteId` (found by its address), with the website's `fields`. */
+const importInto = (
+  accountId: number,
+  siteId: SiteId,
+  fields: Record<string, unknown>,
+  articles: ReadonlyArray<Record<string, unknown>>
+) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [site] = yield* sql<{ website_url: string }>`select website_url from sites where id = ${siteId}`
+    const [user] = yield* sql<{ email: string }>`select email from users where account_id = ${accountId}`
+    const sites = [{ website_url: site!.website_url, ...fields, articles }]
+    const file = { accounts: [{ email: user!.email, name: "Example Ltd", sites }] }
+    yield* Effect.flatMap(Importer, (importer) => importer.importValue(file, "search.json")).pipe(
+      Effect.provide(Importer.Default)
+    )
+  }).pipe(Effect.orDie)
+
 layer(TestServerLive)("GET /sites/{id}/articles?q=", (it) => {
   it.effect("finds words of the body's text, title and target keyword, never of its markup or attribute values", () =>
     Effect.gen(function* () {
@@ -224,29 +250,9 @@ layer(TestServerLive)("GET /sites/{id}/articles?q=", (it) => {
       assert.deepStrictEqual(yield* found(key, siteId, "squeaks"), [id])
 
       // An import of the same website (found by its address) rewrites the article found by its URL.
-      const sql = yield* SqlClient.SqlClient
-      const [site] = yield* sql<{ website_url: string }>`select website_url from sites where id = ${siteId}`
-      const [article] = yield* sql<{ url: string }>`select url from articles where id = ${id}`
-      const [user] = yield* sql<{ email: string }>`select email from users where account_id = ${accountId}`
-      const file = {
-        accounts: [
-          {
-            email: user!.email,
-            name: "Example Ltd",
-            sites: [
-              {
-                website_url: site!.website_url,
-                language: "en",
-                articles: [{ url: article!.url, title: "Imported", body: "<p>A cistern that overflows.</p>" }]
-              }
-            ]
-          }
-        ]
-      }
-      yield* Effect.flatMap(Importer, (importer) => importer.importValue(file, "search.json")).pipe(
-        Effect.provide(Importer.Default),
-        Effect.orDie
-      )
+      yield* importInto(accountId, siteId, { language: "en" }, [
+        { url: yield* urlOf(id), title: "Imported", body: "<p>A cistern that overflows.</p>" }
+      ])
       assert.deepStrictEqual(yield* found(key, siteId, "squeaks"), [])
       assert.deepStrictEqual(yield* found(key, siteId, "overflowing cistern"), [id])
     })
