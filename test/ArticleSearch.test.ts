@@ -104,6 +104,8 @@ layer(TestServerLive)("GET /sites/{id}/articles?q=", (it) => {
       assert.deepStrictEqual(yield* found(key, siteId, '"pipe kitchen"'), [])
       assert.deepStrictEqual(yield* found(key, siteId, "kitchen plumbing"), [ids[2]])
       assert.deepStrictEqual(yield* found(key, siteId, "kitchen boiler"), [])
+      // A q with no word the language keeps (stop words, punctuation, empty quotes) finds nothing, and is no error.
+      for (const q of ["the", "!!! ?", '""', '"']) assert.deepStrictEqual(yield* found(key, siteId, q), [], q)
     })
   )
 
