@@ -7,6 +7,8 @@
 //   - patch: PATCHes of meta descriptions on that website;
 //   - sizes: page 1 of the list, and the stats of the whole seeded range, on one connection, on the smallest and the
 //     largest website (does a request cost more on a bigger website?);
+//   - search: page 1 of a search for a word that 100 articles of each website hold, on one connection, on the smallest
+//     and the largest website, and the CPU (node and PostgreSQL) of such a search beside that of a plain list page;
 //   - open-loop: the list at a fixed arrival rate of 100 requests/s, whether or not earlier requests have been
 //     answered, each latency counted from the moment its request was due (no coordinated omission).
 //   - mcp: the same list pages through the MCP tool `list_articles` (POST /mcp, an OAuth access token), as a 2025
@@ -14,12 +16,13 @@
 //     call of each.
 // It ends with the lines `throughput service / baseline: N %`, `node CPU per request service / baseline: R×`,
 // `MCP tool call CPU / REST request CPU: R× (2026-07-28: R×; target ≤ 2.5×: met)`,
-// `page 1 p50 at 1,000,000 / at 10,000 articles: R×` and `open-loop 100/s p99: N ms`.
+// `page 1 p50 at 1,000,000 / at 10,000 articles: R×`, `search page 1 p50 at 1,000,000 / at 10,000 articles: R×`,
+// the CPU per request of a search and of a plain list page, and `open-loop 100/s p99: N ms`.
 // Exits 0 whatever the figures (it is a measurement), 1 when a run had more than 1 % failed requests or setup failed.
 // Run: npm run bench:api
 //   DATABASE_URL   an admin connection; default postgres://postgres@127.0.0.1:5432/postgres
 //   BENCH_SIZES    website sizes to seed, default 10000,100000,1000000 (100,000 is always seeded: the load runs use it)
-//   BENCH_ONLY     some of throughput,patch,mcp,sizes,open-loop (default: all)
+//   BENCH_ONLY     some of throughput,patch,mcp,sizes,search,open-loop (default: all)
 //   BENCH_KEEP=1   keep the seeded database (cbs_bench_kept) and use it again next time: seeding a million articles
 //                  takes minutes; `drop database cbs_bench_kept` when done
 //   BENCH_OPEN_SECONDS  length of the measured open-loop run, default 30
@@ -34,6 +37,7 @@ import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
 import autocannon from "autocannon"
 import type pg from "pg"
+import { bodyText } from "../src/Html/WordCount.js"
 import { loadAverage } from "./LoadAverage.js"
 import { adminUrl, cpuMs, databaseUrl, freePort, quantile, stopChild, withClient } from "./Support.js"
 
@@ -42,7 +46,7 @@ const MAIN_SIZE = 100_000
 const SIZES = [
   ...new Set([MAIN_SIZE, ...(process.env["BENCH_SIZES"] ?? "10000,100000,1000000").split(",").map(Number)])
 ].sort((a, b) => a - b)
-const ONLY = new Set((process.env["BENCH_ONLY"] ?? "throughput,patch,mcp,sizes,open-loop").split(","))
+const ONLY = new Set((process.env["BENCH_ONLY"] ?? "throughput,patch,mcp,sizes,search,open-loop").split(","))
 const KEEP = process.env["BENCH_KEEP"] === "1"
 /** Requests per figure on one connection, in alternating rounds, after SIZE_WARMUP unmeasured ones. */
 const SIZE_REQUESTS = 400
@@ -156,33 +160,87 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
+/** A word in exactly SEARCH_MATCHES articles of every website, whatever its size: what the search figures look for. */
+const SEARCH_WORD = "thermostat"
+const SEARCH_MATCHES = 100
+
 /**
  * A ~2 KB body with one protected link, in the form the sanitiser writes; published articles spread over the last
- * two years, one in fifty a draft and one in fifty scheduled.
+ * two years, one in fifty a draft and one in fifty scheduled; SEARCH_MATCHES of them (spread over the website) with
+ * a paragraph naming SEARCH_WORD. Each row also gets its body's text (what search indexes, as Html/WordCount reads
+ * it; prepare checks a sample against it) and its search vector: the trigger that makes the vector on a write is
+ * left out here and the body's vectors made once per distinct body text (its keyword, partner and paragraph), which
+ * takes seconds where a vector per row would take many minutes. prepare checks a sample against the trigger too.
  */
 const seedArticles = `
-  insert into articles (site_id, title, url, status, published_at, target_keyword, word_count, meta_description, body)
+  with rows as (
+    select g, k.keyword, g % 40 as partner, g % greatest(1, $2::int / ${SEARCH_MATCHES}) = 0 as rare
+    from generate_series(1, $2::int) g
+    cross join lateral (
+      select (array['dripping tap', 'boiler service', 'blocked drain', 'radiator bleeding', 'burst pipe',
+        'water heater', 'low water pressure', 'leaking toilet'])[1 + g % 8] as keyword
+    ) k
+  ),
+  texts as (
+    select keyword, partner, rare, text, setweight(to_tsvector(search_config('en'), text), 'D') as vector
+    from (
+      select distinct keyword, partner, rare,
+        initcap(keyword) || ' '
+          || rtrim(repeat('A local plumber explains the ' || keyword || ' problem step by step, with the tools and costs. ', 20))
+          || ' Read more from our partner ' || partner || '.'
+          || case when rare then ' Ask about the ${SEARCH_WORD} upgrade.' else '' end as text
+      from rows
+    ) d
+  )
+  insert into articles (site_id, title, url, status, published_at, target_keyword, word_count, meta_description, body,
+    body_text, search)
   select $1::bigint,
-    initcap(k.keyword) || ': a guide, part ' || g,
-    'https://bench.example/blog/' || replace(k.keyword, ' ', '-') || '-' || g,
-    case g % 50 when 0 then 'draft' when 1 then 'scheduled' else 'published' end,
-    case g % 50
+    initcap(r.keyword) || ': a guide, part ' || r.g,
+    'https://bench.example/blog/' || replace(r.keyword, ' ', '-') || '-' || r.g,
+    case r.g % 50 when 0 then 'draft' when 1 then 'scheduled' else 'published' end,
+    case r.g % 50
       when 0 then null
-      when 1 then now() + (g % 30) * interval '1 day'
+      when 1 then now() + (r.g % 30) * interval '1 day'
       else now() - random() * interval '730 days'
     end,
-    k.keyword,
+    r.keyword,
     370,
-    'What to do about ' || k.keyword || ', explained by a local plumber (part ' || g || ').',
-    '<h2>' || initcap(k.keyword) || '</h2><p>'
-      || repeat('A local plumber explains the ' || k.keyword || ' problem step by step, with the tools and costs. ', 20)
-      || '</p><p>Read more from <a href="https://partner' || g % 40 || '.example/" data-service-protected="backlink">'
-      || 'our partner ' || g % 40 || '</a>.</p>'
-  from generate_series(1, $2::int) g
-  cross join lateral (
-    select (array['dripping tap', 'boiler service', 'blocked drain', 'radiator bleeding', 'burst pipe',
-      'water heater', 'low water pressure', 'leaking toilet'])[1 + g % 8] as keyword
-  ) k`
+    'What to do about ' || r.keyword || ', explained by a local plumber (part ' || r.g || ').',
+    '<h2>' || initcap(r.keyword) || '</h2><p>'
+      || repeat('A local plumber explains the ' || r.keyword || ' problem step by step, with the tools and costs. ', 20)
+      || '</p><p>Read more from <a href="https://partner' || r.partner || '.example/" data-service-protected="backlink">'
+      || 'our partner ' || r.partner || '</a>.</p>'
+      || case when r.rare then '<p>Ask about the ${SEARCH_WORD} upgrade.</p>' else '' end,
+    t.text,
+    setweight(to_tsvector(search_config('en'), initcap(r.keyword) || ': a guide, part ' || r.g), 'A')
+      || setweight(to_tsvector(search_config('en'), r.keyword), 'B')
+      || t.vector
+  from rows r join texts t using (keyword, partner, rare)
+  order by r.g`
+
+/**
+ * Whether the seeded rows hold what the service would have stored: the text Html/WordCount reads from the body, and
+ * the vector the trigger makes (made again for a sample, in a transaction that is rolled back).
+ */
+const checkSeededSearch = async (client: pg.Client, siteId: number) => {
+  const sample = await client.query<{ id: string; body: string; body_text: string }>(
+    `select id, body, body_text from articles where site_id = $1
+     and (id % 997 = 0 or body like '%${SEARCH_WORD}%') order by id limit 40`,
+    [siteId]
+  )
+  for (const row of sample.rows) {
+    if (bodyText(row.body).text !== row.body_text) throw new Error(`article ${row.id}: seeded body_text differs`)
+  }
+  await client.query("begin")
+  const differs = await client.query<{ id: string }>(
+    `with seeded as (select id, search::text as vector from articles where id = any($1::bigint[])),
+     made as (update articles set body_text = body_text where id = any($1::bigint[]) returning id, search::text as vector)
+     select made.id from made join seeded using (id) where made.vector is distinct from seeded.vector`,
+    [sample.rows.map((row) => row.id)]
+  )
+  await client.query("rollback")
+  if (differs.rows.length > 0) throw new Error(`articles ${differs.rows.map((row) => row.id)}: seeded vectors differ`)
+}
 
 const EMAIL = "bench@example.com"
 
@@ -203,7 +261,10 @@ const siteOfSize = async (client: pg.Client, accountId: number, size: number) =>
   const siteId = Number(site.rows[0]!.id)
   const started = Date.now()
   await client.query("select setseed(0.42)")
+  await client.query("alter table articles disable trigger articles_search")
   await client.query(seedArticles, [siteId, size])
+  await client.query("alter table articles enable trigger articles_search")
+  await checkSeededSearch(client, siteId)
   console.log(`${size.toLocaleString("en")} articles inserted in ${Date.now() - started} ms`)
   return siteId
 }
@@ -747,6 +808,69 @@ const main = async () => {
       if (failed.length > 0) failures.push(`${figure.what}: ${failedText(failed)} requests`)
       if (figure.what === "page 1") closing.push(`${label}: ${ratioText(large / small)}`)
     }
+  }
+
+  if (ONLY.has("search") && SIZES.length > 1) {
+    const smallest = SIZES[0]!
+    const largest = SIZES[SIZES.length - 1]!
+    const searchPath = (id: number, q = SEARCH_WORD) => `/api/v1/sites/${id}/articles?q=${q}`
+    for (const size of [smallest, largest]) {
+      const response = await fetch(`${service.url}${searchPath(sites.get(size)!)}`, { headers: auth })
+      const total = ((await response.json()) as { meta?: { total?: number } }).meta?.total
+      if (total !== SEARCH_MATCHES)
+        throw new Error(`q=${SEARCH_WORD} found ${total} articles at ${size}, not ${SEARCH_MATCHES}`)
+    }
+    const paths = [smallest, largest].map((size) => searchPath(sites.get(size)!))
+    const { latencies, failed } = await oneConnection(service.url, auth, paths)
+    const [small, large] = latencies.map((values) => quantile(values, 0.5)) as [number, number]
+    const label = `search page 1 p50 at ${largest.toLocaleString("en")} / at ${smallest.toLocaleString("en")} articles`
+    console.log(
+      `search page 1 (q=${SEARCH_WORD}, ${SEARCH_MATCHES} articles found on each website), 1 connection, ${SIZE_REQUESTS} requests each: p50 ${small.toFixed(2)} ms at ${smallest.toLocaleString("en")}, ${large.toFixed(2)} ms at ${largest.toLocaleString("en")}; ${label}: ${ratioText(large / small)} (target ≤ ${TARGET_SIZE_RATIO}×: ${verdict(large / small <= TARGET_SIZE_RATIO)})`
+    )
+    if (failed.length > 0) failures.push(`search: ${failedText(failed)} requests`)
+    closing.push(
+      `${label}: ${ratioText(large / small)} (target ≤ ${TARGET_SIZE_RATIO}×: ${verdict(large / small <= TARGET_SIZE_RATIO)})`
+    )
+    // The CPU of a search beside that of a plain list page, on the largest website, one connection, alternating.
+    const fixed = (path: string) => () => (request: autocannon.Request) => ({
+      ...request,
+      method: "GET" as const,
+      path
+    })
+    const largestId = sites.get(largest)!
+    const listRun = tally("service GET list page 1 (beside search)", service)
+    const searchRun = tally(`service GET search page 1 (q=${SEARCH_WORD})`, service)
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [listRun, searchRun] : [searchRun, listRun]
+      for (const run of order) {
+        const path = run === listRun ? `/api/v1/sites/${largestId}/articles` : searchPath(largestId)
+        await measure(run, ALONE_SECONDS, auth, fixed(path), 1)
+      }
+    }
+    report([listRun, searchRun])
+    const cpuText = (run: Tally) =>
+      `node ${cpuPerRequest(run, "node")?.toFixed(2) ?? "?"} ms, PostgreSQL ${cpuPerRequest(run, "postgres")?.toFixed(2) ?? "?"} ms`
+    closing.push(
+      `CPU per request on ${largest.toLocaleString("en")} articles: search page 1 ${cpuText(searchRun)}; plain list page 1 ${cpuText(listRun)}`
+    )
+    // Not a target: a word in one article in eight is counted and ranked through all its matches.
+    const common = [smallest, largest].map((size) => searchPath(sites.get(size)!, "boiler"))
+    const commonTimes: Array<number> = []
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+    for (const path of common) {
+      const times: Array<number> = []
+      for (let i = 0; i < 6; i++) {
+        const started = performance.now()
+        const failure = await getOnce(agent, `${service.url}${path}`, auth)
+        if (failure !== undefined) failures.push(`search q=boiler: ${failure}`)
+        if (i > 0) times.push(performance.now() - started)
+      }
+      commonTimes.push(quantile(times, 0.5))
+    }
+    agent.destroy()
+    console.log(
+      `search page 1 for a word in one article in eight (q=boiler), not a target: p50 ${commonTimes[0]!.toFixed(1)} ms at ${smallest.toLocaleString("en")}, ${commonTimes[1]!.toFixed(1)} ms at ${largest.toLocaleString("en")}`
+    )
   }
 
   if (ONLY.has("open-loop")) {

@@ -12,7 +12,7 @@ import { protectedLinksOf, storedLinks, trustedLinksOf } from "../src/Articles/S
 import { compareProtectedLinks, extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { applyReplacements, type Replacement } from "../src/Html/Replacements.js"
 import { sanitize } from "../src/Html/Sanitize.js"
-import { sanitizeTextEdit, wordCountAfterTextEdit } from "../src/Html/TextEdit.js"
+import { sanitizeTextEdit, textAfterTextEdit } from "../src/Html/TextEdit.js"
 import { loadAverage } from "./LoadAverage.js"
 
 const loadAtStart = loadAverage()
@@ -63,8 +63,7 @@ const replacements: Array<Replacement> = Array.from({ length: 50 }, (_, i) => ({
 }))
 const next = applyReplacements(current, replacements)
 if (next._tag !== "Ok") throw new Error(`benchmark replacements conflict at ${next.index}`)
-if (wordCountAfterTextEdit(current, next.body) === undefined)
-  throw new Error("the benchmark's edit is not of text alone")
+if (textAfterTextEdit(current, next.body) === undefined) throw new Error("the benchmark's edit is not of text alone")
 
 /** Median and p99 of `iterations` timed runs (the caller warms the code up first). */
 const time = (run: () => void): { median: number; p99: number } => {
@@ -131,7 +130,7 @@ const workloads = {
   coldWrite: patchWrite({ json: null, digest: null }),
   replace: () => applyReplacements(current, replacements),
   oursPatch: () => sanitize(next.body),
-  onePass: () => wordCountAfterTextEdit(current, next.body),
+  onePass: () => textAfterTextEdit(current, next.body),
   links: () => extractProtectedLinks(current),
   oursPut: () => sanitize(editorHtml),
   theirsPatch: () => sanitizeHtml(next.body, sanitizeHtmlOptions),

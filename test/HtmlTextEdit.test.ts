@@ -3,7 +3,7 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { applyReplacements } from "../src/Html/Replacements.js"
 import { sanitize } from "../src/Html/Sanitize.js"
-import { sanitizeTextEdit, wordCountAfterTextEdit } from "../src/Html/TextEdit.js"
+import { sanitizeTextEdit, textAfterTextEdit } from "../src/Html/TextEdit.js"
 import { soup } from "./support/HtmlSoup.js"
 import { sized } from "./support/TestSize.js"
 
@@ -16,15 +16,16 @@ const canonical = (html: string) => {
 /** Whether the one-pass reading vouches for `after` (made from the canonical form of `source`). */
 const vouched = (source: string, after: (before: string) => string) => {
   const before = canonical(source).html
-  return wordCountAfterTextEdit(before, after(before)) !== undefined
+  return textAfterTextEdit(before, after(before)) !== undefined
 }
 
 describe("a text edit of a canonical body", () => {
   it("is read in one pass when only text between tags changed", () => {
     const before = canonical("<p>One <b>two</b> &amp; three</p><ul><li>four</li></ul>").html
     const after = before.replace("two", "two and a half").replace("four", "five six")
-    assert.strictEqual(wordCountAfterTextEdit(before, after), canonical(after).wordCount)
-    assert.strictEqual(wordCountAfterTextEdit(before, after), 9)
+    const after1 = canonical(after)
+    assert.deepStrictEqual(textAfterTextEdit(before, after), { words: after1.wordCount, text: after1.text })
+    assert.deepStrictEqual(textAfterTextEdit(before, after), { words: 9, text: "One two and a half & three five six" })
   })
 
   it("is left to the sanitiser when a tag, an attribute or a character reference changed", () => {
@@ -111,7 +112,7 @@ describe("a text edit of a canonical body", () => {
         compared++
         const full = sanitize(replaced.body)
         const links = canonical(before).protectedLinks
-        if (wordCountAfterTextEdit(before, replaced.body) !== undefined) {
+        if (textAfterTextEdit(before, replaced.body) !== undefined) {
           readInOnePass++
           // Vouched for: the edited body is already the sanitiser's fixed point.
           assert.strictEqual(full._tag, "Ok")

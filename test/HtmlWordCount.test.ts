@@ -1,7 +1,7 @@
 // @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { wordCount } from "../src/Html/WordCount.js"
+import { bodyText, wordCount } from "../src/Html/WordCount.js"
 
 describe("wordCount", () => {
   it("counts the words of the text, not of the markup", () => {
@@ -37,6 +37,15 @@ describe("wordCount", () => {
 
   it("decodes entities before counting", () => {
     assert.strictEqual(wordCount("<p>fish&amp;chips caf&eacute;</p>"), 2)
+  })
+})
+
+describe("bodyText", () => {
+  it("is the words the count reads, one space between two: no markup, no attribute value, no unread element", () => {
+    const read = bodyText(
+      '<h2>Leaks</h2><p>wo<b>rd</b> <a href="https://example.com/hidden">shown</a>&nbsp;&amp;<br>more</p><img alt="alt text"><noscript>x</noscript>'
+    )
+    assert.deepStrictEqual(read, { words: 5, text: "Leaks word shown & more" })
   })
 })
 

@@ -7,7 +7,7 @@ import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
 import { ArticlePath } from "../Api/Paths.js"
 import { siteRead } from "../Api/SiteRead.js"
-import { Article, ArticleWithBody } from "../Domain/Article.js"
+import { Article, ArticleWithBody, ListedArticle } from "../Domain/Article.js"
 import {
   BODY_BOUNDS_DESCRIPTION,
   DryRunQuery,
@@ -101,21 +101,26 @@ export class ArticlesApi extends authenticated(
     .add(
       siteRead(HttpApiEndpoint.get("listArticles", "/sites/:id/articles"))
         .setUrlParams(ArticlesQuery)
-        .addSuccess(ListResponse(Article, "Articles, newest published_at first (nulls last), then id descending."))
+        .addSuccess(
+          ListResponse(
+            ListedArticle,
+            "Articles, newest published_at first (nulls last), then id descending; with q, the most relevant first."
+          )
+        )
         .annotate(
           AgentTool,
           readTool({
             name: "list_articles",
             title: "List a website's articles",
             description:
-              "Lists a website's articles, newest published first, with title, address, status, search term and word count (get_article reads the body).",
+              'Lists a website\'s articles, newest published first, with title, address, status, search term and word count (get_article reads the body). To find articles about something, pass q: every word must occur in the title, target keyword or text (any case or accents, any word form), "a quoted phrase" only as that phrase; the most relevant come first, each with match, an excerpt around the hit.',
             pathArgs: { id: "site_id" }
           })
         )
         .annotateContext(
           endpointDescribed(
             "List a website's articles",
-            "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `from`/`to` filter on `published_at` (UTC days, inclusive; either alone bounds only its side) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status or paging out of bounds: 422 validation_error."
+            "Lists a website's articles, newest `published_at` first (articles without one last), then by id descending. `q` searches: only articles whose title, target keyword or body text (never its markup or attribute values) contain every word, a phrase in double quotes only as that phrase, ignoring case and accents, with word forms of the website's `language` where PostgreSQL has a dictionary for it; ordered by relevance, then as without it, each item with `match`, a plain-text excerpt around the first hit (at most 200 characters). `from`/`to` filter on `published_at` (UTC days, inclusive; either alone bounds only its side) and leave out articles that have none. A malformed date, `from` after `to`, an unknown status, an empty or over-long `q` or one with control characters, or paging out of bounds: 422 validation_error."
           )
         )
     )

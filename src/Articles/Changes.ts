@@ -15,7 +15,7 @@ import {
   protectedLinkChanges
 } from "../Html/ProtectedLinks.js"
 import type { SanitizeResult } from "../Html/Sanitize.js"
-import { wordCount } from "../Html/WordCount.js"
+import { bodyText, wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits/Limits.js"
 import { withBody } from "./Articles.js"
 import { type ArticleRow, ArticlesRepo } from "./Repo.js"
@@ -141,9 +141,13 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
                 })
               }
             }
-            const words = bodyChanged
-              ? (sanitized?.wordCount ?? wordCount(next.body))
-              : (current.word_count ?? wordCount(next.body))
+            // The body's text (its words, and what search indexes) is read again only when the body changed.
+            const read = bodyChanged
+              ? sanitized === undefined
+                ? bodyText(next.body)
+                : { words: sanitized.wordCount, text: sanitized.text }
+              : undefined
+            const words = read?.words ?? current.word_count ?? wordCount(next.body)
             const revision = current.revision + 1
             if (preview !== undefined) {
               yield* limits.checkEdit(context.credential.accountId)
@@ -153,7 +157,8 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
               ...next,
               word_count: words,
               revision,
-              protected_links: links
+              protected_links: links,
+              body_text: read?.text
             })
             yield* revisions.insert({
               article_id: id,

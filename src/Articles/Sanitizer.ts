@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { Piscina } from "piscina"
 import type { ProtectedLink } from "../Html/ProtectedLinks.js"
 import { type SanitizeResult, sanitize } from "../Html/Sanitize.js"
-import { wordCountAfterTextEdit } from "../Html/TextEdit.js"
+import { textEditResult } from "../Html/TextEdit.js"
 
 /**
  * Bodies up to this many characters are sanitised on the calling thread: with at most one element per three
@@ -60,10 +60,8 @@ export class Sanitizer extends Effect.Service<Sanitizer>()("Articles/Sanitizer",
      */
     const textEdit = (before: string, links: ReadonlyArray<ProtectedLink>, after: string) =>
       Effect.suspend(() => {
-        const words = wordCountAfterTextEdit(before, after)
-        return words === undefined
-          ? body(after)
-          : Effect.succeed<SanitizeResult>({ _tag: "Ok", html: after, protectedLinks: links, wordCount: words })
+        const read = textEditResult(before, links, after)
+        return read === undefined ? body(after) : Effect.succeed(read)
       })
 
     return { body, textEdit }

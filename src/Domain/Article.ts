@@ -74,6 +74,16 @@ export const articleFields = {
 export const Article = Schema.Struct(articleFields).annotations({ identifier: "Article", description: "An article." })
 export type Article = typeof Article.Type
 
+/** An article of a list: with `q`, the excerpt of its text around the first hit. */
+export const ListedArticle = Schema.Struct({
+  ...articleFields,
+  match: Schema.optional(Schema.String).annotations({
+    description:
+      "Only when the list was searched (q): a plain-text excerpt of the title, target keyword or body text around the first hit, at most 200 characters."
+  })
+}).annotations({ identifier: "ListedArticle", description: "An article of a list." })
+export type ListedArticle = typeof ListedArticle.Type
+
 export class ArticleWithBody extends Schema.Class<ArticleWithBody>("ArticleWithBody")(
   {
     ...articleFields,

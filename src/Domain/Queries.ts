@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { ArticleStatus } from "./Article.js"
 import { CalendarDate, DateRangeQuery } from "./Dates.js"
 import { fromQuery, PageQuery } from "./Pagination.js"
+import { SearchText } from "./Search.js"
 import { Text } from "./Text.js"
 
 // The query parameters of the lists and counts, shared by their endpoints (and so their agent tools), the services
@@ -27,7 +28,8 @@ export type SitesQuery = typeof SitesQuery.Type
 /** The filters of the articles list (shared by the endpoint and the agent tool). */
 export const ArticlesFilterFields = {
   ...DateRangeQuery,
-  status: Schema.optional(ArticleStatus.annotations({ description: "Only articles with this status." }))
+  status: Schema.optional(ArticleStatus.annotations({ description: "Only articles with this status." })),
+  q: Schema.optional(SearchText)
 }
 
 export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })

@@ -13,7 +13,7 @@ import {
   type TextNode
 } from "./Fragment.js"
 import { type ProtectedLink, protectedLinksIn } from "./ProtectedLinks.js"
-import { wordsIn } from "./WordCount.js"
+import { textIn } from "./WordCount.js"
 
 /** Elements nested deeper than this are refused: the interface's bound, and what keeps every walk of the tree cheap. */
 export const MAX_HTML_DEPTH = 256
@@ -30,6 +30,8 @@ export type SanitizeResult =
       readonly html: string
       readonly protectedLinks: ReadonlyArray<ProtectedLink>
       readonly wordCount: number
+      /** The readable text, as the word count reads it: what search indexes. */
+      readonly text: string
     }
   | {
       readonly _tag: "Disallowed"
@@ -275,11 +277,13 @@ export const sanitize = (source: string): SanitizeResult => {
     if (result._tag === "Disallowed") return result
     // Output equal to its input is a fixed point by definition: an already canonical body costs one pass.
     if (result.html === input) {
+      const { words, text } = textIn(result.fragment)
       return {
         _tag: "Ok",
         html: result.html,
         protectedLinks: protectedLinksIn(result.fragment),
-        wordCount: wordsIn(result.fragment)
+        wordCount: words,
+        text
       }
     }
     input = result.html

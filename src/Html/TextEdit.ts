@@ -1,6 +1,6 @@
 import type { ProtectedLink } from "./ProtectedLinks.js"
 import { allowedElements, type SanitizeResult, sanitize } from "./Sanitize.js"
-import { inlineElements, WordCounter } from "./WordCount.js"
+import { type BodyText, inlineElements, TextReader } from "./WordCount.js"
 
 /**
  * A canonical body read as parse5's serialiser wrote it: `markup` holds its tags and character references in order,
@@ -86,19 +86,22 @@ const tagName = (tag: string): string => {
   return tag.slice(start, end)
 }
 
+/** The characters the serialiser writes as references in text. */
+const referenced: Readonly<Record<string, string>> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&nbsp;": "\u00a0" }
+
 /**
- * The word count of `after`, when `after` is `before` (a body the sanitiser wrote) with only the text between its
+ * The readable text (word count and text) of `after`, when `after` is `before` (a body the sanitiser wrote) with only the text between its
  * tags changed, such that `after` is canonical too, with the same elements, attributes and protected links;
  * `undefined` when that cannot be vouched for without the sanitiser. Every tag and character reference must be the
  * same, in the same order; a changed text may not hold a character the parser or serialiser would rewrite, nor sit
  * where the parser treats text specially (directly in a table, a row or a column group; first in a `<pre>`, whose
  * leading newline the parser drops), nor inside a protected link (whose text is part of the link).
  */
-export const wordCountAfterTextEdit = (before: string, after: string): number | undefined => {
+export const textAfterTextEdit = (before: string, after: string): BodyText | undefined => {
   const old = segments(before)
   const next = segments(after)
   if (old === undefined || next === undefined || old.markup.length !== next.markup.length) return undefined
-  const counter = new WordCounter()
+  const counter = new TextReader()
   // The open elements, and of each whether it is (or is inside) a protected link.
   const open: Array<string> = []
   const inProtected: Array<boolean> = []
@@ -116,8 +119,8 @@ export const wordCountAfterTextEdit = (before: string, after: string): number | 
     const token = next.markup[i]!
     if (token !== old.markup[i]) return undefined
     if (token.charCodeAt(0) === AMP) {
-      // A reference stands for one character: a no-break space (white space) or one that is not.
-      counter.text(token === "&nbsp;" ? " " : "x")
+      // A reference stands for one character.
+      counter.text(referenced[token]!)
       continue
     }
     const name = tagName(token)
@@ -133,20 +136,29 @@ export const wordCountAfterTextEdit = (before: string, after: string): number | 
       inProtected.push(outer || (name === "a" && token.includes("data-service-protected")))
     }
   }
-  return open.length === 0 ? counter.words : undefined
+  return open.length === 0 ? { words: counter.words, text: counter.content() } : undefined
 }
 
 /**
- * The sanitiser's answer for `after`, a body made from `before` by replacing text, where `before` is a body the
- * sanitiser wrote and `links` its protected links: read in one pass without parsing when only text between tags
- * changed in ways that keep it canonical (see `wordCountAfterTextEdit`), from the sanitiser otherwise. Either way it
- * is exactly what `sanitize(after)` answers (test/HtmlTextEdit.test.ts compares the two on generated bodies and edits).
+ * The sanitiser's answer for `after`, a body made from `before` (a body the sanitiser wrote, whose protected links
+ * are `links`) by replacing text, when it can be read in one pass without parsing: only text between tags changed,
+ * in ways that keep it canonical (see `textAfterTextEdit`); `undefined` when it needs the sanitiser.
  */
-export const sanitizeTextEdit = (
+export const textEditResult = (
   before: string,
   links: ReadonlyArray<ProtectedLink>,
   after: string
-): SanitizeResult => {
-  const words = wordCountAfterTextEdit(before, after)
-  return words === undefined ? sanitize(after) : { _tag: "Ok", html: after, protectedLinks: links, wordCount: words }
+): SanitizeResult | undefined => {
+  const read = textAfterTextEdit(before, after)
+  return read === undefined
+    ? undefined
+    : { _tag: "Ok", html: after, protectedLinks: links, wordCount: read.words, text: read.text }
 }
+
+/**
+ * The sanitiser's answer for `after`, a body made from `before` by replacing text: `textEditResult` when it has
+ * one, the sanitiser otherwise. Either way it is exactly what `sanitize(after)` answers (test/HtmlTextEdit.test.ts
+ * compares the two on generated bodies and edits).
+ */
+export const sanitizeTextEdit = (before: string, links: ReadonlyArray<ProtectedLink>, after: string): SanitizeResult =>
+  textEditResult(before, links, after) ?? sanitize(after)

@@ -25,13 +25,19 @@ const isWhiteSpace = (code: number): boolean =>
         code === 0x3000 ||
         code === 0xfeff)
 
-/** Counts runs of non-white-space in the readable text, as it streams past: no text is copied. */
-export class WordCounter {
+/**
+ * Reads the readable text as it streams past, the one reading of it that every use shares: it counts the runs of
+ * non-white-space (the word count) and keeps the text those words are (what search indexes), so that a word counted
+ * is a word found and markup or attribute values are neither.
+ */
+export class TextReader {
   words = 0
   private inWord = false
+  private readonly parts: Array<string> = []
 
   /** A block boundary (`<p>a</p><p>b</p>`, `a<br>b`) ends the current word. */
   boundary(): void {
+    if (this.inWord) this.parts.push(" ")
     this.inWord = false
   }
 
@@ -41,6 +47,12 @@ export class WordCounter {
       if (!space && !this.inWord) this.words++
       this.inWord = !space
     }
+    this.parts.push(value)
+  }
+
+  /** The text read: its words in order, one space between two (white space and block boundaries alike). */
+  content(): string {
+    return this.parts.join("").replace(/\s+/g, " ").trim()
   }
 
   /** Reads the text below `root` in document order; its own stack, not recursion, so any depth is safe. */
@@ -68,12 +80,24 @@ export class WordCounter {
   }
 }
 
-/** Number of words in a parsed body's text. */
-export const wordsIn = (node: Node): number => {
-  const counter = new WordCounter()
-  counter.visit(node)
-  return counter.words
+/** A body's readable text: its words, and the text they are (see TextReader). */
+export interface BodyText {
+  readonly words: number
+  readonly text: string
 }
 
+/** The readable text of a parsed body. */
+export const textIn = (node: Node): BodyText => {
+  const reader = new TextReader()
+  reader.visit(node)
+  return { words: reader.words, text: reader.content() }
+}
+
+/** Number of words in a parsed body's text. */
+export const wordsIn = (node: Node): number => textIn(node).words
+
+/** The body's readable text (see TextReader). */
+export const bodyText = (html: string): BodyText => textIn(parseBody(html))
+
 /** Number of words in the body's text: runs of non-whitespace (Unicode whitespace, `&nbsp;` included). */
-export const wordCount = (html: string): number => wordsIn(parseBody(html))
+export const wordCount = (html: string): number => bodyText(html).words

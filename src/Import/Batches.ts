@@ -63,6 +63,7 @@ export const prepareBatch = (siteId: SiteId, batch: Batch): Effect.Effect<Prepar
           featured_image_url: article.featured_image_url ?? null,
           body: article.body,
           word_count: article.word_count,
+          body_text: article.body_text,
           ...storedLinks(article.body, article.protected_links)
         })
       }

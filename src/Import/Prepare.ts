@@ -4,10 +4,12 @@ import { sanitize } from "../Html/Sanitize.js"
 import { type ImportArticle, ImportArticle as ImportArticleSchema, ImportBacklink, ImportFile } from "./ImportFile.js"
 import { ImportRefused } from "./ImportRefused.js"
 
-/** A decoded article whose body is canonical, with its word count and protected links. */
+/** A decoded article whose body is canonical, with its word count, text and protected links. */
 export interface PreparedArticle extends Omit<ImportArticle, "body"> {
   readonly body: string
   readonly word_count: number
+  /** The body's readable text, which search indexes. */
+  readonly body_text: string
   readonly protected_links: ReadonlyArray<ProtectedLink>
 }
 
@@ -82,5 +84,11 @@ export const prepareArticle = (
     ? Either.left(
         refused([...path, "body"], clean.limit === undefined ? `disallowed HTML: ${clean.construct}` : clean.construct)
       )
-    : Either.right({ ...article, body: clean.html, word_count: clean.wordCount, protected_links: clean.protectedLinks })
+    : Either.right({
+        ...article,
+        body: clean.html,
+        word_count: clean.wordCount,
+        body_text: clean.text,
+        protected_links: clean.protectedLinks
+      })
 }

@@ -35,6 +35,7 @@ const ArticleRecord = Schema.Struct({
   featured_image_url: Text,
   body: Schema.String,
   word_count: Schema.Number,
+  body_text: Schema.String,
   /** As Articles/StoredLinks.storedLinks writes them. */
   protected_links: Schema.String,
   protected_links_sha256: Schema.Uint8ArrayFromSelf
@@ -118,7 +119,7 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
           title = excluded.title, status = excluded.status, published_at = excluded.published_at,
           target_keyword = excluded.target_keyword, meta_description = excluded.meta_description,
           featured_image_url = excluded.featured_image_url, body = excluded.body,
-          word_count = excluded.word_count, protected_links = excluded.protected_links,
+          word_count = excluded.word_count, body_text = excluded.body_text, protected_links = excluded.protected_links,
           protected_links_sha256 = excluded.protected_links_sha256, updated_at = now(),
           revision = case
             when (${sql.csv(importedContent.map((field) => sql`articles.${sql(field)}`))})

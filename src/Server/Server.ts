@@ -7,6 +7,9 @@ import { Articles } from "../Articles/Articles.js"
 import { ArticleEdits } from "../Articles/Edits.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { ArticlesHttpLive } from "../Articles/Http.js"
+import { ArticlesRepo } from "../Articles/Repo.js"
+import { Sanitizer } from "../Articles/Sanitizer.js"
+import { SearchBackfillLive } from "../Articles/SearchBackfill.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { CallLogLive } from "../Audit/CallLog.js"
 import { CallLogUpkeepLive } from "../Audit/Upkeep.js"
@@ -117,7 +120,8 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
       ResetRoutesLive,
       McpRoutesLive(deriveTools(Api)),
       WebPagesLive,
-      CallLogUpkeepLive
+      CallLogUpkeepLive,
+      SearchBackfillLive.pipe(Layer.provide([ArticlesRepo.Default, Sanitizer.Default]))
     ]),
     Layer.provide(ApiLive),
     Layer.provideMerge(MediaLive),

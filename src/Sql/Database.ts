@@ -79,12 +79,18 @@ export const embeddedServer = (options: {
 }) =>
   Effect.gen(function* () {
     // Loaded here, not with this module: a command on PostgreSQL never needs it.
-    const [{ PGlite }, { PGLiteSocketServer }] = yield* Effect.promise(() =>
-      Promise.all([import("@electric-sql/pglite"), import("@electric-sql/pglite-socket")])
+    const [{ PGlite }, { PGLiteSocketServer }, { unaccent }] = yield* Effect.promise(() =>
+      Promise.all([
+        import("@electric-sql/pglite"),
+        import("@electric-sql/pglite-socket"),
+        import("@electric-sql/pglite/contrib/unaccent")
+      ])
     )
     const db: PGlite = yield* Effect.acquireRelease(
       Effect.tryPromise(() =>
         PGlite.create({
+          // The article search's accent folding (migrations/0017_article_search.sql), as PostgreSQL's contrib has it.
+          extensions: { unaccent },
           ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
           ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
           ...(options.initdb === undefined ? {} : { initDbStartParams: [...options.initdb] })

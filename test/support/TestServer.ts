@@ -5,6 +5,7 @@ import { Accounts } from "../../src/Auth/Accounts.js"
 import { ApiKeys } from "../../src/Auth/ApiKeys.js"
 import { PasswordHashParameters } from "../../src/Auth/Passwords.js"
 import type { AccountId, ArticleId, BacklinkId, SiteId } from "../../src/Domain/Ids.js"
+import { bodyText } from "../../src/Html/WordCount.js"
 import { HttpServerLive } from "../../src/Server/Server.js"
 import type { Database } from "../../src/Sql/Database.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
@@ -111,7 +112,9 @@ const make = Effect.gen(function* () {
         status: "published",
         body: "<p>Some text.</p>",
         word_count: 2,
-        ...fields
+        ...fields,
+        // What every write stores with the body: its text, which search reads.
+        body_text: bodyText(fields?.body ?? "<p>Some text.</p>").text
       })} returning id`.pipe(
         Effect.map((rows) => rows[0]!.id),
         Effect.orDie
