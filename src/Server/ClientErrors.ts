@@ -20,7 +20,7 @@ import {
   ValidationError
 } from "../Domain/Errors.js"
 import { isNoRecord } from "../Domain/Ids.js"
-import { internalErrorMessage } from "../Http/ErrorMessages.js"
+import { internalErrorMessage, malformedJsonMessage } from "../Http/ErrorMessages.js"
 import { errorResponse, unavailableResponse } from "../Http/ErrorResponse.js"
 import { MAX_MCP_BODY_BYTES, MAX_MULTIPART_PARTS } from "../Http/RequestBodies.js"
 import { RequestId } from "../Http/RequestId.js"
@@ -150,11 +150,19 @@ const answerFailure = (failure: unknown, cause: Cause.Cause<unknown>, router: Ro
   return internalError(cause)
 }
 
+/** A JSON body that is not JSON: what is wrong and where, read again from the body (the request keeps its text). */
+const malformedJson = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+  return errorResponse(new ValidationError({ message: malformedJsonMessage(text) }))
+})
+
 /** A cause without a failure: a defect, or an interruption, which is passed on. */
 const answerDefect = (cause: Cause.Cause<never>, cap: number) => {
   const defect = Option.getOrUndefined(Cause.dieOption(cause))
   if (defect instanceof Multipart.MultipartError) return Effect.succeed(fromMultipartError(defect, cap))
   if (defect instanceof HttpServerError.RequestError) {
+    if (defect.reason === "Decode" && defect.cause instanceof SyntaxError) return malformedJson
     return Effect.succeed(
       errorResponse(new ValidationError({ message: "The request body could not be read as its content type says." }))
     )
