@@ -35,6 +35,8 @@ const entry = (at: string, fields: Partial<AuditEntry> = {}): AuditEntry => ({
   request_id: null,
   revision: null,
   note: null,
+  error: null,
+  message: null,
   ...fields
 })
 

@@ -178,21 +178,32 @@ describe.runIf(browserAvailable())("in a browser", () => {
         })
       )
 
-      it.scoped(`${at}: a missing page says so with the navigation, and the icon is served`, () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { app, page, email } = yield* visitor(screen)
-          yield* signIn(page, email)
-          yield* inBrowser(() => page.goto("/sites/999999999"))
-          assert.strictEqual(yield* text(page, "h1"), "Not found")
-          yield* checkPage(page, "not-found")
-          const icon = yield* app.fetch("/favicon.ico")
-          assert.strictEqual(icon.status, 200)
-          assert.strictEqual(icon.headers.get("content-type"), "image/svg+xml")
-          assert.include(yield* Effect.promise(() => icon.text()), "<svg")
-          const linked = yield* inBrowser(() => page.locator('link[rel="icon"]').getAttribute("href"))
-          assert.strictEqual((yield* app.fetch(linked!)).status, 200)
-        })
+      it.scoped(
+        `${at}: a missing page says so with the navigation, an unknown address and a form's address are pages, and the icon is served`,
+        () =>
+          Effect.gen(function* () {
+            yield* startClock
+            const { app, page, email } = yield* visitor(screen)
+            yield* signIn(page, email)
+            yield* inBrowser(() => page.goto("/sites/999999999"))
+            assert.strictEqual(yield* text(page, "h1"), "Not found")
+            yield* checkPage(page, "not-found")
+            // An address that names nothing, and a form's address opened directly, are pages as accessible as the rest.
+            for (const [path, heading] of [
+              ["/no-such-address", "Page not found"],
+              ["/signout", "Cannot be opened this way"]
+            ] as const) {
+              yield* inBrowser(() => page.goto(path))
+              assert.strictEqual(yield* text(page, "h1"), heading)
+              yield* checkPage(page, path.slice(1))
+            }
+            const icon = yield* app.fetch("/favicon.ico")
+            assert.strictEqual(icon.status, 200)
+            assert.strictEqual(icon.headers.get("content-type"), "image/svg+xml")
+            assert.include(yield* Effect.promise(() => icon.text()), "<svg")
+            const linked = yield* inBrowser(() => page.locator('link[rel="icon"]').getAttribute("href"))
+            assert.strictEqual((yield* app.fetch(linked!)).status, 200)
+          })
       )
     }
   })

@@ -19,8 +19,13 @@ const startClock = clockStarts("61 seconds")
 const session = sharedMcpSession()
 
 /** A REST call with the session's API key; the status and the error body. */
-const rest = (key: string, method: string, path: string, json?: unknown, init: { readonly body?: BodyInit } = {}) =>
-  request(method, `/api/v1${path}`, { bearer: key, json, body: init.body })
+const rest = (
+  key: string,
+  method: string,
+  path: string,
+  json?: unknown,
+  init: { readonly body?: BodyInit; readonly headers?: Record<string, string> } = {}
+) => request(method, `/api/v1${path}`, { bearer: key, json, body: init.body, headers: init.headers })
 
 /** The same refusal through REST and through the tool: its error body, which must be the same through both. */
 const refusedAlike = (
@@ -159,6 +164,90 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
         assert.strictEqual(body.error, "protected_link_violation")
         assert.include(body.message, `added ${forged}`)
         assert.notInclude(body.message, "removed")
+      })
+    )
+  })
+
+  describe("a malformed JSON body is told where it stops being JSON", () => {
+    for (const [body, message] of [
+      ['{"title": }', "The request body is not valid JSON: a value was expected at line 1, column 11."],
+      [
+        '{\n  "title": "x",\n  "body": "<p>x</p>",\n}',
+        "The request body is not valid JSON: a property name in double quotes was expected at line 4, column 1."
+      ],
+      [
+        '{"title": "x"} {',
+        "The request body is not valid JSON: nothing may follow the JSON value at line 1, column 16."
+      ],
+      [
+        '{"title": "two\nlines"}',
+        "The request body is not valid JSON: a string that is not closed on its line (write a line break as \\n) at line 1, column 11."
+      ],
+      ["", "The request body is empty; this endpoint takes a JSON body."]
+    ] as const) {
+      it.effect(`${JSON.stringify(body)} is 422 validation_error: ${message}`, () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { key, siteId } = yield* session
+          const app = yield* TestApp
+          const id = yield* app.makeArticle(siteId)
+          for (const method of ["PUT", "PATCH"]) {
+            const answer = yield* rest(key, method, `/articles/${id}`, undefined, {
+              body,
+              headers: { "content-type": "application/json" }
+            })
+            assert.strictEqual(answer.status, 422, answer.text)
+            assert.deepStrictEqual(answer.body, { error: "validation_error", message })
+          }
+        })
+      )
+    }
+  })
+
+  describe("an integer query parameter that is not one says its range, in the service's words", () => {
+    for (const [query, message] of [
+      ["page=abc", "page: must be a whole number from 1 to 999999999"],
+      ["page=0", "page: must be a whole number from 1 to 999999999"],
+      ["page=1000000000", "page: must be a whole number from 1 to 999999999"],
+      ["page=1&page=2", "page: must be a whole number from 1 to 999999999"],
+      ["per_page=-5", "per_page: must be a whole number from 1 to 100"],
+      ["per_page=2.5", "per_page: must be a whole number from 1 to 100"]
+    ] as const) {
+      it.effect(`${query} on the articles list: ${message}`, () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { key, siteId } = yield* session
+          const answer = yield* rest(key, "GET", `/sites/${siteId}/articles?${query}`)
+          assert.strictEqual(answer.status, 422, answer.text)
+          assert.deepStrictEqual(answer.body, { error: "validation_error", message })
+        })
+      )
+    }
+
+    it.effect("months=abc on the stats, and page through the tool, say the same", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const months = yield* rest(key, "GET", `/sites/${siteId}/stats?months=abc`)
+        assert.strictEqual(months.body.message, "months: must be a whole number from 1 to 24")
+        const body = yield* refusedAlike(rest(key, "GET", `/sites/${siteId}/articles?page=0`), "list_articles", {
+          site_id: siteId,
+          page: 0
+        })
+        assert.strictEqual(body.message, "page: must be a whole number from 1 to 999999999")
+      })
+    )
+
+    it.effect("per_page over 100 still says its bound with limit 100", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { key, siteId } = yield* session
+        const answer = yield* rest(key, "GET", `/sites/${siteId}/articles?per_page=101`)
+        assert.deepStrictEqual(answer.body, {
+          error: "validation_error",
+          message: "per_page: must be at most 100",
+          limit: 100
+        })
       })
     )
   })

@@ -35,7 +35,7 @@ const internals = [
 
 layer(TestServerLive)("errors", (it) => {
   describe("unknown routes", () => {
-    for (const path of ["/api/v1/nothing-here", "/api/v2/sites", "/nothing", "/api/v1/sites/1/comments"]) {
+    for (const path of ["/api/v1/nothing-here", "/api/v2/sites", "/api/nothing", "/api/v1/sites/1/comments"]) {
       it.effect(`GET ${path} is a JSON 404 not_found`, () =>
         Effect.gen(function* () {
           const { headers } = yield* fixture

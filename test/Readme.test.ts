@@ -21,6 +21,12 @@ const blockAfter = (heading: string) => {
 const hasCurl = () => spawnSync("bash", ["-c", "command -v curl"], { encoding: "utf8" }).status === 0
 
 describe("the README, as written", () => {
+  it("warns that the first start can take up to a minute, and why, before anyone thinks it hung", () => {
+    const quickStart = readme.slice(0, readme.indexOf("Content and backlink service listening on"))
+    assert.match(quickStart, /first start can take up to a minute on a slow machine/)
+    assert.match(quickStart, /builds the program[\s\S]*migrates the database/)
+  })
+
   it.live(
     "npm start's banner is the one the quick start shows, and every API example runs on the demo data",
     () =>

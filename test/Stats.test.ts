@@ -418,7 +418,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
           const { key, siteId } = yield* siteOfNewAccount
           const result = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10&months=${months}`, key)
           assertValidationError(result)
-          assert.strictEqual(result.body.message, "months: must be an integer from 1 to 24")
+          assert.strictEqual(result.body.message, "months: must be a whole number from 1 to 24")
         })
       )
     }

@@ -1,5 +1,6 @@
+import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId } from "../src/Domain/Ids.js"
 import { clockStarts } from "./support/Clock.js"
@@ -79,6 +80,34 @@ layer(TestServerLive)("web pages: site connection", (it) => {
         const listing = yield* open(browser, "/connection?done=key-revoked")
         assert.include(listing.text, "The key was revoked.")
         assert.include(rowWith(listing.text, "<code>cbs_"), "Revoked <time")
+      })
+    )
+
+    it.effect("keys revoked more than 30 days ago are folded away under their count; those revoked since stay", () =>
+      Effect.gen(function* () {
+        yield* startClock
+        const { app, browser, accountId } = yield* signedInAccount()
+        yield* Effect.replicateEffect(app.makeKey(accountId), 3)
+        const keys = yield* keysOf(accountId)
+        const now = yield* Clock.currentTimeMillis
+        const revokedDaysAgo = (index: number, days: number) =>
+          Effect.flatMap(SqlClient.SqlClient, (sql) =>
+            sql`update api_keys set revoked_at = ${new Date(now - days * 86_400_000).toISOString()}::timestamptz
+              where id = ${keys[index]!.id}`.pipe(Effect.orDie)
+          )
+        yield* revokedDaysAgo(1, 31)
+        yield* revokedDaysAgo(2, 400)
+        yield* revokedDaysAgo(3, 29)
+        const page = yield* open(browser, "/connection")
+        const [table, folded = ""] = page.text.split('<details class="old-keys">')
+        assert.include(folded, "<summary>2 keys revoked more than 30 days ago</summary>")
+        for (const index of [1, 2]) {
+          assert.notInclude(table, keys[index]!.prefix)
+          assert.include(folded, keys[index]!.prefix)
+        }
+        // In use, or revoked within the 30 days: in the table.
+        for (const index of [0, 3]) assert.include(table, keys[index]!.prefix)
+        assert.notInclude(folded, keys[3]!.prefix)
       })
     )
 

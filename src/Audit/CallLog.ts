@@ -1,12 +1,31 @@
-import { HttpApi, type HttpApiGroup, HttpApp, HttpRouter, HttpServerRequest } from "@effect/platform"
+import {
+  HttpApi,
+  type HttpApiGroup,
+  HttpApp,
+  HttpRouter,
+  HttpServerRequest,
+  type HttpServerResponse
+} from "@effect/platform"
 import { Clock, Effect, Layer, Option, Ref, Schema } from "effect"
 import { CallLog, CurrentCaller, Door } from "../Api/Middleware.js"
-import type { AuditEntry, CallNote } from "../Domain/CallLog.js"
+import { type AuditEntry, type CallNote, callFailure } from "../Domain/CallLog.js"
 import { ArticleSubject } from "../Domain/Ids.js"
 import { RequestId } from "../Http/RequestId.js"
 import { AuditLog } from "./AuditLog.js"
 
 type Params = Readonly<Record<string, string | undefined>>
+
+const NO_FAILURE = { error: null, message: null } as const
+
+/** What a failed answer's `Error` body says (every failure is answered with one, as JSON); nothing for a success. */
+const failureOf = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.status < 400 || response.body._tag !== "Uint8Array") return NO_FAILURE
+  try {
+    return callFailure(JSON.parse(new TextDecoder().decode(response.body.body)))
+  } catch {
+    return NO_FAILURE
+  }
+}
 
 /** For each endpoint whose path names an article: how to read the article's id from the decoded path. */
 const articleSubjects = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
@@ -55,7 +74,12 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
         const subject = subjects.get(`${route.method} ${route.path}`)
         const recorded = yield* Ref.make(false)
         const noted = yield* Ref.make<CallNote | null>(null)
-        const entry = (status: number, saved?: { readonly revision: number }, note: CallNote | null = null) =>
+        const entry = (
+          status: number,
+          saved?: { readonly revision: number },
+          note: CallNote | null = null,
+          failure: ReturnType<typeof failureOf> = NO_FAILURE
+        ) =>
           Effect.map(
             Clock.currentTimeMillis,
             (ended): AuditEntry => ({
@@ -72,7 +96,8 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
               duration_ms: Math.max(0, Math.round(ended - started)),
               request_id: requestId === "" ? null : requestId,
               revision: saved?.revision ?? null,
-              note
+              note,
+              ...failure
             })
           )
         // Handed over before the response leaves, so a call that was answered is never missing from the log: a
@@ -83,7 +108,7 @@ export const CallLogLive = <Id extends string, Groups extends HttpApiGroup.HttpA
             if (response.status >= 500 || !(yield* Ref.get(recorded))) {
               // What the call noted it was counts only for an answer that succeeded.
               const note = response.status < 300 ? yield* Ref.get(noted) : null
-              yield* write(yield* entry(response.status, undefined, note))
+              yield* write(yield* entry(response.status, undefined, note, failureOf(response)))
             }
             return response
           })

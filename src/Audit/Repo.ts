@@ -53,14 +53,14 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
 
     /** The columns every activity row has, over the union `x` and the `saved`, `u` and `k` joins. */
     const activityColumns = sql`${sql.unsafe(rfc3339("x.at"))} as at, x.kind, x.note, x.origin, x.method, x.path,
-            x.tool, x.status, x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email,
+            x.tool, x.status, x.error, x.message, x.revision, coalesce(x.reason, saved.reason) as reason, u.email as user_email,
             k.name as key_name, k.prefix as key_prefix`
 
     // The union `x` of an activity page: the newest calls that `calls` picks (of `audit_log a`, within the page's
     // days) and the newest editor and rewrite changes that `changes` picks (of `article_revisions r`), each branch
     // filtered by the page's origin.
     const callsAndChanges = (calls: Fragment, changes: Fragment, options: ActivityQuery) => sql`(
-            (select a.at, 'call' as kind, a.note, a.origin, a.method, a.path, a.tool, a.status,
+            (select a.at, 'call' as kind, a.note, a.origin, a.method, a.path, a.tool, a.status, a.error, a.message,
               a.revision, null::text as reason, a.user_id, a.api_key_id, a.article_id, a.id as seq
             from audit_log a
             where ${calls} and ${sql.and(withinUtcDays(sql, "a.at", options.days))}
@@ -68,7 +68,7 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
             order by a.at desc, a.id desc
             limit ${options.offset + options.limit})
             union all
-            (select r.created_at, 'change', null, r.origin, null, null, null, null, r.number, r.reason,
+            (select r.created_at, 'change', null, r.origin, null, null, null, null, null, null, r.number, r.reason,
               r.user_id, r.api_key_id, r.article_id, r.id
             from article_revisions r
             where ${changes} and r.origin in ('editor', 'rewrite') and ${originIs("r.origin", options)}
@@ -88,12 +88,16 @@ export class AuditRepo extends Effect.Service<AuditRepo>()("Audit/Repo", {
       SqlSchema.findAll({ Request: Schema.Void, Result: Row, execute: () => page })(undefined).pipe(Effect.orDie)
 
     // Calls follow audit_log_article_at_idx, changes article_revisions_article_number_key; both are per article.
-    // Only the calls of the article's own account: another account's refused attempt would name its key here.
+    // Only the calls of the article's own account: another account's refused attempt would name its key here. The
+    // account is compared with `is not distinct from`, which no index serves, so that it filters the rows the
+    // article's index gives rather than offer the account's index instead: without statistics (a new day's partition)
+    // the planner could otherwise take the account's, and read all of its calls for one article's. The article's
+    // account is never null, so it keeps exactly the rows `=` would.
     const articleActivity = (articleId: number, options: ActivityQuery) => sql`
           select ${activityColumns}
           from ${callsAndChanges(
             sql`a.article_id = ${articleId}
-              and a.account_id = (select s.account_id from articles ar join sites s on s.id = ar.site_id
+              and a.account_id is not distinct from (select s.account_id from articles ar join sites s on s.id = ar.site_id
                 where ar.id = ${articleId})`,
             sql`r.article_id = ${articleId}`,
             options

@@ -18,6 +18,9 @@ export class ActivityRow extends Schema.Class<ActivityRow>("ActivityRow")({
   path: Schema.NullOr(Schema.String),
   tool: Schema.NullOr(Schema.String),
   status: Schema.NullOr(Schema.Number),
+  /** A failed call's `error` identifier and message (one line, bounded), as its answer said them. */
+  error: Schema.NullOr(Schema.String),
+  message: Schema.NullOr(Schema.String),
   revision: Schema.NullOr(Schema.Number),
   reason: Schema.NullOr(Schema.String),
   user_email: Schema.NullOr(Schema.String),

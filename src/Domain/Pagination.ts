@@ -1,15 +1,39 @@
 import { Schema } from "effect"
-import { lessThanOrEqualTo } from "./Bounds.js"
+import { atMostMessage } from "./Bounds.js"
 
 export const DEFAULT_PER_PAGE = 20
 export const MAX_PER_PAGE = 100
 
+/**
+ * The highest page a list is asked for: past every list there is (a billion items at one a page), and an offset
+ * PostgreSQL takes whatever `per_page` is.
+ */
+export const MAX_PAGE = 999_999_999
+
 const PAGE_DESCRIPTION = "Page, from 1."
 const PER_PAGE_DESCRIPTION = "Items per page."
 
-const Integer = Schema.Number.pipe(Schema.int({ message: () => "must be an integer" }))
-const PageNumber = Integer.pipe(Schema.greaterThanOrEqualTo(1, { message: () => "must be at least 1" }))
-const PerPage = PageNumber.pipe(lessThanOrEqualTo(MAX_PER_PAGE))
+/**
+ * The one message for an integer parameter that is not a whole number within its range, however it is wrong (not
+ * digits, a fraction, a sign, too small, sent twice): `must be a whole number from 1 to 100`. Only a number over a
+ * bound that the contract reports with `limit` says `must be at most N` instead (see Bounds.ts).
+ */
+export const wholeNumberMessage = (minimum: number, maximum: number) =>
+  `must be a whole number from ${minimum} to ${maximum}`
+
+/** A whole number from `minimum` to `maximum`, every failure said by `wholeNumberMessage` (see `overMaximum`). */
+export const WholeNumber = (minimum: number, maximum: number, overMaximum = wholeNumberMessage(minimum, maximum)) => {
+  const message = () => wholeNumberMessage(minimum, maximum)
+  return Schema.Number.pipe(
+    Schema.int({ message }),
+    Schema.greaterThanOrEqualTo(minimum, { message }),
+    Schema.lessThanOrEqualTo(maximum, { message: () => overMaximum })
+  )
+}
+
+const PageNumber = WholeNumber(1, MAX_PAGE)
+/** Over 100 is said `must be at most 100`, which carries `limit: 100` (the contract's). */
+const PerPage = WholeNumber(1, MAX_PER_PAGE, atMostMessage(MAX_PER_PAGE, ""))
 
 /**
  * An integer as a query string writes it: ASCII digits only, without a leading zero, the rule ids follow (see
@@ -17,23 +41,23 @@ const PerPage = PageNumber.pipe(lessThanOrEqualTo(MAX_PER_PAGE))
  */
 const INTEGER_DIGITS = /^(0|[1-9][0-9]*)$/
 
-const IntegerFromDigits = Schema.transform(
-  Schema.String.pipe(
-    Schema.pattern(INTEGER_DIGITS, {
-      message: () => "must be an integer written in ASCII digits (no sign, exponent or leading zero)"
-    })
-  ),
-  Schema.Number,
-  { strict: true, decode: Number, encode: String }
-)
-
 /**
- * An integer schema read from a query string (as `page`, `per_page` and `months` are): digits only, then `schema`'s
- * own checks; `jsonSchema` is what the OpenAPI document and the agent tools show for it: an integer with its bounds,
- * not the string it arrives as.
+ * An integer read from a query string (as `page`, `per_page` and `months` are): digits only, then `schema`'s own
+ * checks, from `minimum` to `maximum`. Anything else, a value sent twice (an array) included, is said by
+ * `wholeNumberMessage`, never in the schema library's words. `jsonSchema` is what the OpenAPI document and the agent
+ * tools show for it: an integer with its bounds, not the string it arrives as.
  */
-export const fromQuery = <I, R>(schema: Schema.Schema<number, I, R>, jsonSchema: object) =>
-  Schema.compose(IntegerFromDigits, schema, { strict: false }).annotations({ jsonSchema })
+export const fromQuery = <I, R>(
+  schema: Schema.Schema<number, I, R>,
+  jsonSchema: { readonly minimum: number; readonly maximum: number; readonly [key: string]: unknown }
+) => {
+  const message = () => wholeNumberMessage(jsonSchema.minimum, jsonSchema.maximum)
+  const digits = Schema.String.annotations({ message }).pipe(Schema.pattern(INTEGER_DIGITS, { message }))
+  const integer = Schema.transform(digits, Schema.Number, { strict: true, decode: Number, encode: String })
+  return Schema.compose(integer, schema, { strict: false }).annotations({
+    jsonSchema: { type: "integer", ...jsonSchema }
+  })
+}
 
 /**
  * A page number as the web pages read it from their address: an integer written as every integer query parameter is,
@@ -47,12 +71,11 @@ export const pageNumberOf = (text: string | null | undefined, max: number): numb
 /** `page` and `per_page` query parameters of every list endpoint. */
 export const PageQuery = {
   page: Schema.optionalWith(
-    fromQuery(PageNumber, { type: "integer", minimum: 1, default: 1, description: PAGE_DESCRIPTION }),
+    fromQuery(PageNumber, { minimum: 1, maximum: MAX_PAGE, default: 1, description: PAGE_DESCRIPTION }),
     { default: () => 1 }
   ),
   per_page: Schema.optionalWith(
     fromQuery(PerPage, {
-      type: "integer",
       minimum: 1,
       maximum: MAX_PER_PAGE,
       default: DEFAULT_PER_PAGE,

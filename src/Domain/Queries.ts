@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ArticleStatus } from "./Article.js"
 import { CalendarDate, DateRangeQuery } from "./Dates.js"
-import { fromQuery, PageQuery } from "./Pagination.js"
+import { fromQuery, PageQuery, WholeNumber } from "./Pagination.js"
 import { SearchText } from "./Search.js"
 import { Text } from "./Text.js"
 
@@ -41,13 +41,12 @@ export type BacklinksQuery = typeof BacklinksQuery.Type
 /** The most months the stats' month-by-month series covers: two years. */
 export const MAX_STATS_MONTHS = 24
 
-/** `months` of the stats: one message for every way it can be wrong (not a number, a fraction, out of range). */
-const StatsMonths = fromQuery(Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_STATS_MONTHS)), {
-  type: "integer",
+/** `months` of the stats: one message for every way it can be wrong (not a number, a fraction, out of range, twice). */
+const StatsMonths = fromQuery(WholeNumber(1, MAX_STATS_MONTHS), {
   minimum: 1,
   maximum: MAX_STATS_MONTHS,
   description: `Also answer months: the counts of each of this many UTC calendar months (1-${MAX_STATS_MONTHS}) ending with the range's last month.`
-}).annotations({ message: () => ({ message: `must be an integer from 1 to ${MAX_STATS_MONTHS}`, override: true }) })
+})
 
 export const StatsQuery = Schema.Struct({
   period: Schema.optional(

@@ -3,6 +3,7 @@ import { Effect, Layer, Option, Stream } from "effect"
 import { RequestBody } from "../Api/Middleware.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { ValidationError } from "../Domain/Errors.js"
+import { malformedJsonMessage } from "./ErrorMessages.js"
 import { jsonDepthExceeds } from "./JsonDepth.js"
 
 /** Largest JSON (or other non-multipart) request body of the API: a 200 KB article has ample room. */
@@ -146,7 +147,10 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
         }
         return yield* completeMultipart(request, boundary)
       }
-      yield* refuseDeepJson(yield* request.text.pipe(Effect.orDie))
+      const text = yield* request.text.pipe(Effect.orDie)
+      // The platform reads an empty body as null, which the payload's schema would refuse in its own words.
+      if (text.trim() === "") return yield* new ValidationError({ message: malformedJsonMessage(text) })
+      yield* refuseDeepJson(text)
       return request
     })
   )

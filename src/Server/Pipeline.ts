@@ -8,19 +8,17 @@ import { bodyCapOf } from "../Http/RequestBodies.js"
 import { RequestId } from "../Http/RequestId.js"
 import { loggedUrl, pathOf } from "../Http/RequestPath.js"
 import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
+import { answersJson, pageMethodNotAllowed, pageNotFound, SERVED_METHODS } from "./Unrouted.js"
 
-/**
- * The methods the service answers (on some route). Any other (TRACE, PROPFIND, …, and CONNECT, see StartupGate.ts) is
- * 405 `method_not_allowed` with these in `Allow`.
- */
-export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
+export { SERVED_METHODS } from "./Unrouted.js"
 
 const served: ReadonlySet<string> = new Set(SERVED_METHODS)
 
 /**
  * What holds for requests from the network, before the application sees them:
- * - a method the service does not answer anywhere is 405 with `Allow`;
- * - a `;` in a path names no route. The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
+ * - a method the service does not answer anywhere is 405 with `Allow` (an HTML page under the web pages, see
+ *   Unrouted.ts);
+ * - a `;` in a path names no route (404, an HTML page under the web pages). The router would otherwise read `/api/v1/articles/1;drop` as article 1 (it takes
  *   `;` as the start of parameters), so such a path is answered 404 before routing;
  * - a body declared larger than its route's cap is refused with 413 before it is read, and one that does not declare
  *   its size (chunked) is read up to the cap and refused with 413 once over it (see `readUndeclaredBody`). A request answered in process (an agent's tool call) was capped as part of the
@@ -32,6 +30,7 @@ export const fromNetwork = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const path = pathOf(request.url)
     if (!served.has(request.method)) {
+      if (!answersJson(path)) return Effect.succeed(pageMethodNotAllowed(request.method, SERVED_METHODS))
       return Effect.succeed(
         errorResponse(
           new MethodNotAllowed({
@@ -42,6 +41,7 @@ export const fromNetwork = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E
       )
     }
     if (path.includes(";")) {
+      if (!answersJson(path)) return Effect.succeed(pageNotFound())
       return Effect.succeed(errorResponse(new NotFound({ message: `No route for ${request.method} ${path}.` })))
     }
     // No endpoint reads the body of a GET or HEAD.

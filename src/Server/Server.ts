@@ -48,6 +48,7 @@ import { HealthRoutesLive } from "./Health.js"
 import { fromNetwork, serverMiddleware } from "./Pipeline.js"
 import { createServer } from "./StartupGate.js"
 import { TracingLive } from "./Tracing.js"
+import { ROUTER_CONFIG } from "./Unrouted.js"
 
 /**
  * The feature services, for the doors that are not API groups (pages, MCP, OAuth, the middleware). Each API group's
@@ -80,12 +81,6 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(
 const MediaLive = FeaturedImages.Default.pipe(Layer.provideMerge(MediaStore.Default))
 
 /**
- * Paths are matched exactly: `/API/V1/...` and `/api/v1//articles/1` name no route (a trailing slash is still
- * forgiven). A `;` in a path is refused before routing (see Pipeline.ts).
- */
-const routerConfig = { caseSensitive: true, ignoreDuplicateSlashes: false }
-
-/**
  * Serves the API and every plain route. The server's context also holds the door of requests from the network
  * (`Door`: API keys, origin API) and the application itself (`ApplicationApp`), so that the agent tools can answer
  * their calls through the same pipeline in process, each through a door of its own.
@@ -103,7 +98,8 @@ const ServeLive = Effect.gen(function* () {
     HttpMiddleware.withTracerDisabledWhen((request) => !tracing || carriesToken(request.url))
   )
 }).pipe(
-  HttpRouter.withRouterConfig(routerConfig),
+  // Paths are matched exactly (see ROUTER_CONFIG); a `;` in a path is refused before routing (see Pipeline.ts).
+  HttpRouter.withRouterConfig(ROUTER_CONFIG),
   Layer.unwrapEffect,
   Layer.provide([HttpApiBuilder.Router.Live, HttpApiBuilder.Middleware.layer])
 )

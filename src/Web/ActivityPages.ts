@@ -24,13 +24,27 @@ const revisionLink = (articleId: number | null, revision: number) =>
  */
 const what = (row: ActivityRow, articleId: number | null) => {
   if (row.kind === "change") return html`Revision ${revisionLink(articleId, row.revision ?? 0)} saved`
-  const call = html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
+  const call = callName(row)
   if (row.note === "dry_run") return html`${call} <span class="badge note">preview</span> nothing saved`
   if (row.note === "replay") {
     return html`${call} <span class="badge note">replay</span> the earlier answer sent again, nothing saved again`
   }
+  if (row.error !== null || row.message !== null) return html`${call} ${why(row)}`
   return row.revision === null ? call : html`${call}: revision ${revisionLink(articleId, row.revision)} saved`
 }
+
+/** A call by its tool or method and path; the editor's own saves and previews by what the person did. */
+const callName = (row: ActivityRow) => {
+  if (row.origin !== "editor") return html`<code>${row.tool ?? `${row.method ?? ""} ${row.path ?? ""}`}</code>`
+  if (row.path?.endsWith("/preview") === true) return html`Preview in the editor`
+  return row.status !== null && row.status >= 400
+    ? html`Save in the editor <span class="badge failed">refused</span>`
+    : html`Save in the editor`
+}
+
+/** Why a call failed, as its answer said it: the `error` identifier and the message (one line, bounded, as text). */
+const why = (row: ActivityRow) =>
+  html`<span class="why">${row.error === null ? null : html`<code>${row.error}</code>`} ${userTextOr(row.message, "")}</span>`
 
 const status = (row: ActivityRow) =>
   row.status === null ? none : html`<span class="badge ${row.status < 400 ? "ok" : "failed"}">${row.status}</span>`

@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { Articles } from "../Articles/Articles.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { ArticleId } from "../Domain/Ids.js"
-import { pageNumberOf } from "../Domain/Pagination.js"
+import { MAX_PAGE, pageNumberOf } from "../Domain/Pagination.js"
 import { ACTIVITY_ORIGINS, accountActivityPage, activityPage } from "./ActivityPages.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, sendPage } from "./Layout.js"
@@ -16,7 +16,7 @@ const positive = (value: string | undefined | null) =>
 /** The page number and the origin filter of an activity page; one row more than shown tells whether there is more. */
 const listing = (url: string) => {
   const search = new URL(url, "http://localhost").searchParams
-  const page = pageNumberOf(search.get("page"), 999_999_999)
+  const page = pageNumberOf(search.get("page"), MAX_PAGE)
   const origin = ACTIVITY_ORIGINS.find((o) => o === search.get("origin"))
   return { page, origin, query: { origin, limit: ACTIVITY_PER_PAGE + 1, offset: (page - 1) * ACTIVITY_PER_PAGE } }
 }

@@ -1,13 +1,15 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Option, Schema } from "effect"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import type { EditContext } from "../Articles/Changes.js"
 import { ArticleEdits } from "../Articles/Edits.js"
+import { AuditLog } from "../Audit/AuditLog.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { EditArticlePayload, noChange } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import type { Form } from "../SignIn/Forms.js"
 import { type EditorValues, previewSection } from "./ArticleEditor.js"
 import { articleIdParam, articleView, positive } from "./ArticleView.js"
+import { type EditorAction, recordEditorCall } from "./EditorCalls.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, pagePart, seeOther, type Viewer } from "./Layout.js"
 
@@ -38,6 +40,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const guard = yield* PageGuard
     const edits = yield* ArticleEdits
+    const audit = yield* AuditLog
     const { ownArticle, showArticle } = yield* articleView
 
     yield* router.get(
@@ -89,6 +92,26 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         return true
       })
 
+    /**
+     * Runs a save or a preview of the editor; one that was refused (by a check, a bound, the day's quota) or a
+     * preview is recorded in the call log, so that the activity pages list it.
+     */
+    const logged = <A, E extends { readonly _tag: string }>(
+      viewer: Viewer,
+      articleId: number,
+      action: EditorAction,
+      run: Effect.Effect<A, E>
+    ) =>
+      Effect.gen(function* () {
+        const started = yield* Clock.currentTimeMillis
+        const outcome = yield* Effect.either(run)
+        const refusal = Either.isLeft(outcome) ? outcome.left : undefined
+        if (refusal === undefined ? action === "preview" : isRefusal(refusal)) {
+          yield* recordEditorCall(audit, { credential: viewer.credential, articleId, action, started, refusal })
+        }
+        return outcome
+      })
+
     /** What saving the form would do, from the edit service's dry run (the API's `dry_run`): nothing is saved. */
     const previewOf = (viewer: Viewer, current: ArticleWithBody, form: Form) =>
       Effect.gen(function* () {
@@ -100,7 +123,11 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
           article,
           preview: preview ?? noChange(article)
         })
-      }).pipe(Effect.catchIf(isRefusal, (error) => Effect.succeed(previewSection({ _tag: "Refused", error }))))
+      }).pipe(
+        (run) => logged(viewer, current.id, "preview", run),
+        Effect.flatMap(Either.match({ onLeft: Effect.fail, onRight: Effect.succeed })),
+        Effect.catchIf(isRefusal, (error) => Effect.succeed(previewSection({ _tag: "Refused", error })))
+      )
 
     yield* router.post(
       "/articles/:id/edit",
@@ -113,7 +140,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const current = article.value
             const editor = submitted(form)
-            const outcome = yield* Effect.either(save(viewer, current, form))
+            const outcome = yield* logged(viewer, current.id, "edit", save(viewer, current, form))
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
               // A refused save changed nothing: the page shows the article as it is, with the submitted values.

@@ -11,6 +11,18 @@ export interface Connection {
   readonly keys: ReadonlyArray<ApiKeyRow>
   readonly assistants: ReadonlyArray<AssistantRow>
   readonly mcpUrl: string
+  /** The time the page is shown (ms since the epoch): keys revoked long before it are folded away. */
+  readonly now: number
+}
+
+/** Days a revoked key stays in the keys' table; older ones are folded away under a count (still listed, on request). */
+export const REVOKED_KEYS_SHOWN_DAYS = 30
+
+/** The keys in use or revoked within REVOKED_KEYS_SHOWN_DAYS, and those revoked before. */
+const byRevocation = (keys: ReadonlyArray<ApiKeyRow>, now: number) => {
+  const since = now - REVOKED_KEYS_SHOWN_DAYS * 86_400_000
+  const old = (key: ApiKeyRow) => key.revoked_at !== null && Date.parse(key.revoked_at) < since
+  return { recent: keys.filter((key) => !old(key)), old: keys.filter(old) }
 }
 
 const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value="${viewer.csrf}">`
@@ -36,27 +48,44 @@ const keyCells = (key: ApiKeyRow) =>
       : none
   ] as const
 
-const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, error: string | undefined) => html`
+const KEY_COLUMNS = [
+  { label: "Name" },
+  { label: "May" },
+  { label: "Key starts with" },
+  { label: "Created" },
+  { label: "Last used" },
+  { label: "Status" },
+  { label: "Action" }
+]
+
+/**
+ * The keys' table: the keys in use and those revoked in the last REVOKED_KEYS_SHOWN_DAYS days; keys revoked before
+ * are counted under it and listed only when that is opened, so that years of old keys do not bury the ones in use.
+ */
+const keysTable = (keys: ReadonlyArray<ApiKeyRow>, now: number) => {
+  if (keys.length === 0) return html`<p>You have no API keys yet.</p>`
+  const { recent, old } = byRevocation(keys, now)
+  const count = `${old.length} key${old.length === 1 ? "" : "s"} revoked more than ${REVOKED_KEYS_SHOWN_DAYS} days ago`
+  return html`${
+    recent.length === 0
+      ? html`<p>You have no keys in use.</p>`
+      : stackedTable({ caption: "Your API keys", columns: KEY_COLUMNS, rows: recent.map(keyCells) })
+  }
+${
+  old.length === 0
+    ? null
+    : html`<details class="old-keys">
+<summary>${count}</summary>
+${stackedTable({ caption: count, columns: KEY_COLUMNS, rows: old.map(keyCells) })}
+</details>`
+}`
+}
+
+const keysSection = (viewer: Viewer, keys: ReadonlyArray<ApiKeyRow>, now: number, error: string | undefined) => html`
 <h2 id="keys">API keys</h2>
 <p>An API key lets a program use the API (<code>/api/v1</code>) for your account. Send it in the
 <code>Authorization: Bearer …</code> header (or <code>X-API-Key</code>). Revoke a key you no longer use.</p>
-${
-  keys.length === 0
-    ? html`<p>You have no API keys yet.</p>`
-    : stackedTable({
-        caption: "Your API keys",
-        columns: [
-          { label: "Name" },
-          { label: "May" },
-          { label: "Key starts with" },
-          { label: "Created" },
-          { label: "Last used" },
-          { label: "Status" },
-          { label: "Action" }
-        ],
-        rows: keys.map(keyCells)
-      })
-}
+${keysTable(keys, now)}
 <h3>Create a key</h3>
 ${error === undefined ? null : html`<p class="error" role="alert" id="key-error">${error}</p>`}
 <form method="post" action="/connection/keys">
@@ -167,7 +196,7 @@ export const connectionPage = (
     scripts: [copyScriptSrc],
     main: html`<h1>Site connection</h1>
 ${notice === undefined ? null : html`<p class="notice" role="status">${notice}</p>`}
-${keysSection(viewer, connection.keys, options.error)}
+${keysSection(viewer, connection.keys, connection.now, options.error)}
 ${mcpSection(connection.mcpUrl)}
 ${assistantsSection(viewer, connection.assistants)}`
   })

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Effect, Either, Option, Schema } from "effect"
+import { Clock, Effect, Either, Option, Schema } from "effect"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { ApiKeyId, PathId } from "../Domain/Ids.js"
 import { RequestBase } from "../Http/PublicUrl.js"
@@ -30,7 +30,8 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
       Effect.all({
         keys: keys.list(viewer.credential.accountId),
         assistants: assistants.list(viewer.userId),
-        mcpUrl: Effect.map(HttpServerRequest.HttpServerRequest, (request) => `${baseOf(request)}/mcp`)
+        mcpUrl: Effect.map(HttpServerRequest.HttpServerRequest, (request) => `${baseOf(request)}/mcp`),
+        now: Clock.currentTimeMillis
       })
 
     yield* router.get(

@@ -41,7 +41,7 @@ export const open = (browser: Browser, path: string) =>
   })
 
 /** The security headers every page carries. */
-export const assertPageHeaders = (reply: Reply) => {
+export const assertPageHeaders = (reply: Pick<Reply, "headers">) => {
   assert.strictEqual(reply.headers.get("content-security-policy"), CSP)
   assert.strictEqual(reply.headers.get("x-frame-options"), "DENY")
   assert.strictEqual(reply.headers.get("x-content-type-options"), "nosniff")
