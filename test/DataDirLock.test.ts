@@ -86,6 +86,26 @@ describe("the embedded database's lock", () => {
   )
 })
 
+describe("a server's published address", () => {
+  it.live("a running server's lock whose address does not answer makes a command fail at once, naming it", () =>
+    Effect.gen(function* () {
+      const dataDir = join(yield* tempDir("cbs-lock-test-"), "data")
+      const holder = yield* livingProcess
+      const port = yield* freePort
+      writeLock(dataDir, { pid: holder.pid, command: "serve", address: { host: "127.0.0.1", port } })
+      const refused = yield* runCbsProcess(["key", "create", "--account", "demo@example.com"], embeddedEnv(dataDir))
+      assert.strictEqual(refused.code, 1)
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `^cbs: the embedded database in ${dataDir} is held by cbs serve \\(pid ${holder.pid}\\), which does not answer at 127\\.0\\.0\\.1:${port} .*; stop it first\n$`
+        )
+      )
+      assert.deepInclude(readLock(dataDir), { pid: holder.pid, command: "serve" })
+    }).pipe(Effect.scoped)
+  )
+})
+
 // --- The real program: `cbs serve` and other `cbs` commands on one data directory ---------------------------------
 
 const importFile = (email: string) =>
