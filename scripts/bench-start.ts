@@ -1,6 +1,8 @@
 // Start-up benchmark of the compiled `cbs` (bin/cbs.js → dist/), whole processes as a person or a script starts
 // them, each figure the median of several runs:
 //   - `cbs --help`, and `cbs key create` on PostgreSQL and on the embedded database (target ≤ 1 s wall);
+//   - every `cbs` command as the README runs it (`node bin/cbs.js …`) on the embedded database beside a running
+//     `cbs serve` (target ≤ 1 s wall), and `key create` run as `npx cbs …` and `npm run cbs -- …` beside them;
 //   - the first start of `cbs serve` on a new embedded database with the demo data, to its first answer
 //     (target ≤ 6 s), with what it printed while it worked;
 //   - a later (warm) start on the embedded database to its first answer (target ≤ 2 s), and on PostgreSQL;
@@ -10,7 +12,7 @@
 // Run: npm run bench:start   (DATABASE_URL: an admin connection; default postgres://postgres@127.0.0.1:5432/postgres;
 // BENCH_RUNS: runs per figure, default 5)
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -42,13 +44,29 @@ interface Timed {
   readonly stdout: string
 }
 
-/** Runs `cbs …args` to its end: wall time, CPU time (user + system, when /usr/bin/time is there) and stdout. */
-const timeCbs = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+/** How `cbs` is started: as the README does (`node bin/cbs.js`), or through npm. */
+const runners = {
+  node: [process.execPath, "bin/cbs.js"],
+  npx: ["npx", "--no-install", "cbs"],
+  "npm run": ["npm", "run", "--silent", "cbs", "--"]
+} as const
+
+/**
+ * Runs `cbs …args` to its end: wall time, CPU time (user + system of it and its children, when /usr/bin/time is
+ * there) and stdout. `input` is its standard input.
+ */
+const timeCbs = (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv,
+  options: { readonly input?: string; readonly runner?: keyof typeof runners } = {}
+) =>
   new Promise<Timed>((resolve, reject) => {
-    const command = timeCommand ?? process.execPath
-    const argv = [...(timeCommand ? ["-f", "cpu %U %S", process.execPath] : []), "bin/cbs.js", ...args]
+    const [program, ...prefix] = runners[options.runner ?? "node"]
+    const command = timeCommand ?? program
+    const argv = [...(timeCommand ? ["-f", "cpu %U %S", program] : []), ...prefix, ...args]
     const started = performance.now()
-    const child = spawn(command, argv, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(command, argv, { cwd: root, env, stdio: ["pipe", "pipe", "pipe"] })
+    child.stdin.end(options.input ?? "")
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
@@ -159,6 +177,91 @@ const report = (
   console.log(`${figure}: median ${show(m)} ${unit}${cpu}  [${values.map(show).join(", ")}]`)
 }
 
+/**
+ * Every `cbs` command as the README runs it, on the embedded database while `cbs serve` runs on it (the commands
+ * connect to the server), then `key create` through npx and npm run, for what npm adds.
+ */
+const besideServer = async (env: NodeJS.ProcessEnv) => {
+  const served = await serve(env)
+  try {
+    const json = async (args: ReadonlyArray<string>) => JSON.parse((await timeCbs([...args, "--json"], env)).stdout)
+    const { key } = (await json(["key", "create", "--account", "demo@example.com"])) as { key: string }
+    const response = await fetch(`${served.baseUrl}/api/v1/articles/1`, { headers: { authorization: `Bearer ${key}` } })
+    if (!response.ok) throw new Error(`GET /api/v1/articles/1 answered ${response.status}`)
+    const article = ((await response.json()) as { data: { body: string } }).data
+    const importFile = path.join(workDir, "import.json")
+    writeFileSync(
+      importFile,
+      JSON.stringify({
+        accounts: [
+          { email: "bench-import@example.com", name: "Bench", sites: [{ website_url: "https://bench.example" }] }
+        ]
+      })
+    )
+    const revocable: Array<number> = []
+    for (let i = 0; i < RUNS; i++) {
+      revocable.push(((await json(["key", "create", "--account", "demo@example.com"])) as { id: number }).id)
+    }
+    const commands: ReadonlyArray<{
+      readonly name: string
+      readonly run: (i: number) => Promise<Timed>
+    }> = [
+      { name: "cbs --help", run: () => timeCbs(["--help"], env) },
+      { name: "cbs key create", run: () => timeCbs(["key", "create", "--account", "demo@example.com"], env) },
+      { name: "cbs key revoke", run: (i) => timeCbs(["key", "revoke", "--id", String(revocable[i])], env) },
+      {
+        name: "cbs account create",
+        run: (i) =>
+          timeCbs(
+            ["account", "create", "--email", `bench-${i}@example.com`, "--name", "Bench", "--password-stdin"],
+            env,
+            {
+              input: "a long bench passphrase\n"
+            }
+          )
+      },
+      {
+        name: "cbs account password",
+        run: (i) =>
+          timeCbs(["account", "password", "--email", "demo@example.com"], env, { input: `bench passphrase ${i}\n` })
+      },
+      { name: "cbs import FILE", run: () => timeCbs(["import", importFile], env) },
+      { name: "cbs seed --demo", run: () => timeCbs(["seed", "--demo"], env) },
+      { name: "cbs audit prune", run: () => timeCbs(["audit", "prune"], env) },
+      {
+        name: "cbs article rewrite",
+        run: (i) => {
+          const file = path.join(workDir, `rewrite-${i}.html`)
+          writeFileSync(file, `${article.body}<p>Benchmark rewrite ${i}.</p>`)
+          return timeCbs(["article", "rewrite", "--id", "1", "--file", file, "--reason", "bench"], env)
+        }
+      },
+      { name: "cbs migrate", run: () => timeCbs(["migrate"], env) },
+      {
+        name: "npx cbs key create",
+        run: () => timeCbs(["key", "create", "--account", "demo@example.com"], env, { runner: "npx" })
+      },
+      {
+        name: "npm run cbs -- key create",
+        run: () => timeCbs(["key", "create", "--account", "demo@example.com"], env, { runner: "npm run" })
+      }
+    ]
+    for (const command of commands) {
+      const runs: Array<Timed> = []
+      for (let i = 0; i < RUNS; i++) runs.push(await command.run(i))
+      report(
+        `${command.name}, embedded, beside cbs serve`,
+        runs.map((t) => t.wallMs),
+        "s",
+        command.name.startsWith("cbs") ? 1000 : undefined,
+        runs.map((t) => t.cpuMs)
+      )
+    }
+  } finally {
+    await stop(served.child)
+  }
+}
+
 const main = async () => {
   console.log(`Node ${process.version}, ${os.cpus().length} cores; load average before: ${loadAverage()}`)
   execFileSync(process.execPath, ["scripts/build.js", "--if-stale"], { cwd: root, stdio: "inherit" })
@@ -211,12 +314,14 @@ const main = async () => {
     )
   }
   report(
-    "cbs key create, embedded",
+    "cbs key create, embedded, no server running",
     embeddedKeys.map((t) => t.wallMs),
     "s",
     1000,
     embeddedKeys.map((t) => t.cpuMs)
   )
+
+  await besideServer(envFor({ dataDir: embeddedDirs[0]! }))
 
   // PostgreSQL: the demo data once, then key create, warm starts and memory.
   const seeded = await timeCbs(["seed", "--demo", "--json"], envFor(pgTarget))

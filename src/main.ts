@@ -1,4 +1,5 @@
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Layer } from "effect"
 import { exitCode, runCbs } from "./Cli/Cli.js"
 import { StdinLive } from "./Cli/Stdin.js"

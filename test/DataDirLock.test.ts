@@ -67,7 +67,7 @@ describe("the embedded database's lock", () => {
       assert.strictEqual(error._tag, "DatabaseInUse")
       assert.strictEqual(
         error.message,
-        `the embedded database in ${dataDir} is in use by cbs serve (pid ${holder.pid}); stop it first, or use the web page /connection to create keys`
+        `the embedded database in ${dataDir} is in use by cbs serve (pid ${holder.pid}); stop it first`
       )
       assert.strictEqual(readFileSync(join(dataDir, lockFileName), "utf8"), before)
     })
@@ -83,6 +83,26 @@ describe("the embedded database's lock", () => {
         yield* Effect.scoped(lock(dataDir, "migrate"))
         assert.isFalse(existsSync(join(dataDir, lockFileName)))
       })
+  )
+})
+
+describe("a server's published address", () => {
+  it.live("a running server's lock whose address does not answer makes a command fail at once, naming it", () =>
+    Effect.gen(function* () {
+      const dataDir = join(yield* tempDir("cbs-lock-test-"), "data")
+      const holder = yield* livingProcess
+      const port = yield* freePort
+      writeLock(dataDir, { pid: holder.pid, command: "serve", address: { host: "127.0.0.1", port } })
+      const refused = yield* runCbsProcess(["key", "create", "--account", "demo@example.com"], embeddedEnv(dataDir))
+      assert.strictEqual(refused.code, 1)
+      assert.match(
+        refused.stderr,
+        new RegExp(
+          `^cbs: the embedded database in ${dataDir} is held by cbs serve \\(pid ${holder.pid}\\), which does not answer at 127\\.0\\.0\\.1:${port} .*; stop it first\n$`
+        )
+      )
+      assert.deepInclude(readLock(dataDir), { pid: holder.pid, command: "serve" })
+    }).pipe(Effect.scoped)
   )
 })
 
@@ -107,16 +127,16 @@ const countsIn = (dataDir: string, email: string) =>
     Effect.scoped
   )
 
-describe("one owner of the embedded database (subprocess)", () => {
+describe("cbs commands beside cbs serve on the embedded database (subprocess)", () => {
   it.live(
-    "while cbs serve runs, key create, import and a second serve on its data directory exit 1 with one line and write nothing",
+    "key create and import connect to the server and their work is served at once; a second serve is refused; a killed server's lock does not block",
     () =>
       Effect.gen(function* () {
         const dir = yield* tempDir("cbs-owner-test-")
         const dataDir = join(dir, "data")
         const port = yield* freePort
         const served = yield* startCbs(["serve"], embeddedEnv(dataDir, { PORT: String(port) }))
-        const key = yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
+        yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
         yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout(PATIENCE))
         const pid = served.child.pid!
 
@@ -124,46 +144,46 @@ describe("one owner of the embedded database (subprocess)", () => {
         const stranger = "second-process@example.com"
         writeFileSync(file, importFile(stranger))
         const env = embeddedEnv(dataDir)
-        const refusals = yield* Effect.all(
+        const [created, imported, second] = yield* Effect.all(
           [
-            runCbsProcess(["key", "create", "--account", "demo@example.com"], env),
+            runCbsProcess(["key", "create", "--account", "demo@example.com", "--json"], env),
             runCbsProcess(["import", file], env),
             runCbsProcess(["serve", "--port", "0"], env, 30)
           ],
           { concurrency: "unbounded" }
         )
-        const line = `cbs: the embedded database in ${dataDir} is in use by cbs serve (pid ${pid}); stop it first, or use the web page /connection to create keys`
-        for (const refused of refusals) {
-          assert.deepStrictEqual(
-            { code: refused.code, stderr: refused.stderr.trim(), stdout: refused.stdout },
-            {
-              code: 1,
-              stderr: line,
-              stdout: ""
-            }
-          )
-        }
+        assert.strictEqual(created.code, 0, created.stderr)
+        assert.strictEqual(imported.code, 0, imported.stderr)
+        assert.deepStrictEqual(
+          { code: second.code, stderr: second.stderr.trim(), stdout: second.stdout },
+          {
+            code: 1,
+            stderr: `cbs: the embedded database in ${dataDir} is in use by cbs serve (pid ${pid}); stop it first`,
+            stdout: ""
+          }
+        )
 
-        // The server still has its data and its key.
+        // The server accepts the new key at once, and serves what the import wrote.
+        const key = (JSON.parse(created.stdout) as { key: string }).key
         const sites = yield* Effect.promise(() =>
           fetch(`http://127.0.0.1:${port}/api/v1/sites`, { headers: { authorization: `Bearer ${key}` } })
         )
         assert.strictEqual(sites.status, 200)
         assert.strictEqual((yield* Effect.promise(() => sites.json())).meta.total, 2)
 
-        served.child.kill("SIGTERM")
-        assert.strictEqual(yield* Effect.promise(() => served.exited).pipe(Effect.timeout(PATIENCE)), 0)
-        assert.isFalse(existsSync(join(dataDir, lockFileName)), "the server removes its lock when it exits")
-
-        // A lock left behind by a server that was killed does not block the next command.
-        writeLock(dataDir, { pid: deadPid(), command: "serve" })
-        const created = yield* runCbsProcess(["key", "create", "--account", "demo@example.com"], env)
-        assert.strictEqual(created.code, 0, created.stderr)
-        assert.match(created.stdout, /^API key: cbs_/m)
+        // A server killed outright leaves its lock, with the address it served at: the next command finds it stale
+        // (its process is gone), takes the database over and does its work.
+        served.child.kill("SIGKILL")
+        yield* Effect.promise(() => served.exited)
+        assert.deepInclude(readLock(dataDir), { pid, command: "serve" })
+        assert.property(readLock(dataDir), "address")
+        const after = yield* runCbsProcess(["key", "create", "--account", "demo@example.com"], env)
+        assert.strictEqual(after.code, 0, after.stderr)
+        assert.match(after.stdout, /^API key: cbs_/m)
         assert.isFalse(existsSync(join(dataDir, lockFileName)))
 
-        // One account, the server's demo key and the key just made; the refused import stored nothing.
-        assert.deepStrictEqual(yield* countsIn(dataDir, stranger), { accounts: 1, keys: 2, strangers: 0 })
+        // The demo account and the imported one; the server's demo key and the two keys made beside it.
+        assert.deepStrictEqual(yield* countsIn(dataDir, stranger), { accounts: 2, keys: 3, strangers: 1 })
       }).pipe(Effect.scoped),
     240_000
   )

@@ -5,31 +5,25 @@ import { bannerLines } from "../src/Cli/Run/Serve.js"
 
 const base = "http://localhost:3000"
 
-/** The `npx cbs …` commands a banner suggests running now, not after stopping the server. */
-const runNow = (lines: ReadonlyArray<string>) => {
-  const text = lines.join(" ")
-  return text.includes("stop the server") ? [] : [...text.matchAll(/`(npx cbs [^`]+)`/g)].map((match) => match[1])
-}
+/** The `cbs` commands a banner suggests, in the form the README gives them. */
+const suggested = (lines: ReadonlyArray<string>) =>
+  [...lines.join(" ").matchAll(/`(node bin\/cbs\.js [^`]+)`/g)].map((match) => match[1])
 
-describe("the serve banner suggests only what works while the server runs", () => {
-  it("on the embedded database, which the server owns, no cbs command is suggested before stopping it", () => {
-    const later = bannerLines(base, Option.none(), false, true)
-    assert.include(later.join("\n"), `sign in on ${base}/connection and create one there`)
-    assert.include(later.join("\n"), "stop the server (Ctrl+C) and run `npx cbs key create --account <e-mail>`")
-    assert.deepStrictEqual(runNow(later), [])
-    const empty = bannerLines(base, Option.none(), true, true)
-    assert.include(empty.join("\n"), "stop the server (Ctrl+C), then import data with `npx cbs import FILE`")
-    assert.deepStrictEqual(runNow(empty), [])
+describe("the serve banner suggests commands to run beside the server", () => {
+  it("on a database with accounts: a key from the connection page, or from cbs key create, without stopping", () => {
+    const lines = bannerLines(base, Option.none(), false)
+    assert.include(lines.join("\n"), `sign in on ${base}/connection and create one there`)
+    assert.notInclude(lines.join("\n"), "stop the server")
+    assert.deepStrictEqual(suggested(lines), ["node bin/cbs.js key create --account <e-mail>"])
   })
 
-  it("on PostgreSQL, where cbs runs beside the server, the commands are suggested as they are", () => {
-    assert.deepStrictEqual(runNow(bannerLines(base, Option.none(), false, false)), [
-      "npx cbs key create --account <e-mail>"
-    ])
-    assert.deepStrictEqual(runNow(bannerLines(base, Option.none(), true, false)), [
-      "npx cbs import FILE",
-      "npx cbs seed --demo",
-      "npx cbs account create --email E --name N"
+  it("on an empty database: import, the demo data or an account", () => {
+    const lines = bannerLines(base, Option.none(), true)
+    assert.notInclude(lines.join("\n"), "stop the server")
+    assert.deepStrictEqual(suggested(lines), [
+      "node bin/cbs.js import FILE",
+      "node bin/cbs.js seed --demo",
+      "node bin/cbs.js account create --email E --name N"
     ])
   })
 })

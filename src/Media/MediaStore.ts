@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { FileSystem, HttpServerResponse, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect } from "effect"
 import { AppConfig, mediaDirectory } from "../Config.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http"
 import { HttpServerRequest } from "@effect/platform"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Option } from "effect"
 import { hopByHop } from "../Http/RequestBodies.js"
 

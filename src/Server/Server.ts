@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Effect, Layer, Option } from "effect"
 import { Door } from "../Api/Middleware.js"
 import { Api } from "../Api.js"

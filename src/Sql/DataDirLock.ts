@@ -3,18 +3,28 @@ import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { Effect, Option, Schema } from "effect"
 
-/** Another process has the embedded database open; this one must not open it too. */
-export class DatabaseInUse extends Schema.TaggedError<DatabaseInUse>()("DatabaseInUse", {
-  message: Schema.String
-}) {}
+/** Where a running `cbs serve` serves its embedded database over the PostgreSQL wire protocol (loopback only). */
+const Address = Schema.Struct({ host: Schema.String, port: Schema.Int })
+export type Address = typeof Address.Type
 
-/** Who holds the lock: the process, the `cbs` command it runs, and its command line where the system shows it. */
+/**
+ * Who holds the lock: the process, the `cbs` command it runs, and its command line where the system shows it. A
+ * server adds where other `cbs` commands reach its database, once it is migrated.
+ */
 const Holder = Schema.Struct({
   pid: Schema.Int,
   command: Schema.String,
-  cmdline: Schema.optional(Schema.String)
+  cmdline: Schema.optional(Schema.String),
+  address: Schema.optional(Address)
 })
 type Holder = typeof Holder.Type
+
+/** Another process has the embedded database open; this one must not open it too. */
+export class DatabaseInUse extends Schema.TaggedError<DatabaseInUse>()("DatabaseInUse", {
+  message: Schema.String,
+  /** The process holding it, when it runs. */
+  holder: Schema.optional(Holder)
+}) {}
 
 const decodeHolder = Schema.decodeUnknownOption(Schema.parseJson(Holder))
 
@@ -50,11 +60,47 @@ const inUse = (dataDir: string, holder: Holder) =>
   new DatabaseInUse({
     message:
       holder.command === "serve"
-        ? `the embedded database in ${dataDir} is in use by cbs serve (pid ${holder.pid}); stop it first, or use the web page /connection to create keys`
-        : `the embedded database in ${dataDir} is in use by cbs ${holder.command} (pid ${holder.pid}); wait for it to finish, or stop it first`
+        ? `the embedded database in ${dataDir} is in use by cbs serve (pid ${holder.pid}); stop it first`
+        : `the embedded database in ${dataDir} is in use by cbs ${holder.command} (pid ${holder.pid}); wait for it to finish, or stop it first`,
+    holder
   })
 
 const isReason = (reason: string) => (error: PlatformError) => error._tag === "SystemError" && error.reason === reason
+
+const holderIn = (fs: FileSystem.FileSystem, file: string) =>
+  fs.readFileString(file).pipe(
+    Effect.map(decodeHolder),
+    Effect.catchIf(isReason("NotFound"), () => Effect.succeed(Option.none<Holder>()))
+  )
+
+/** The process that holds the lock on `dataDir` now, if one does and it runs. */
+export const runningHolder = (dataDir: string) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    return Option.filter(yield* holderIn(fs, path.join(dataDir, lockFileName)), isRunning)
+  })
+
+/**
+ * Adds to this process's lock where its server serves the database, until the scope closes, so that other `cbs`
+ * commands connect to it rather than stop at the lock. The lock is rewritten whole under a private name and renamed
+ * into place: a reader sees the old lock or the new one, never a half-written one. A lock that outlives its process
+ * (killed) is found stale by its pid as before, address and all.
+ */
+export const publishAddress = (dataDir: string, address: Address) =>
+  Effect.gen(function* () {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const lockFile = path.join(dataDir, lockFileName)
+    const current = yield* holderIn(fs, lockFile)
+    if (Option.isNone(current) || current.value.pid !== process.pid) return
+    const { address: _, ...unpublished } = current.value
+    const rewrite = (holder: Holder) => {
+      const draft = `${lockFile}.${process.pid}.address`
+      return fs.writeFileString(draft, JSON.stringify(holder)).pipe(Effect.zipRight(fs.rename(draft, lockFile)))
+    }
+    yield* Effect.acquireRelease(rewrite({ ...unpublished, address }), () => rewrite(unpublished).pipe(Effect.ignore))
+  })
 
 /**
  * Makes this process the one owner of the embedded database in `dataDir` until the scope closes, or fails with
@@ -75,11 +121,6 @@ export const lockDataDir = (dataDir: string, command: string) =>
     const aside = `${lockFile}.stale.${process.pid}`
     const cmdline = commandLineOf("self")
     const mine: Holder = { pid: process.pid, command, ...(cmdline === undefined ? {} : { cmdline }) }
-    const holderIn = (file: string) =>
-      fs.readFileString(file).pipe(
-        Effect.map(decodeHolder),
-        Effect.catchIf(isReason("NotFound"), () => Effect.succeed(Option.none<Holder>()))
-      )
     const running = (holder: Option.Option<Holder>) => Option.filter(holder, isRunning)
 
     /**
@@ -88,7 +129,7 @@ export const lockDataDir = (dataDir: string, command: string) =>
      */
     const moveStaleAside = Effect.gen(function* () {
       yield* fs.rename(lockFile, aside).pipe(Effect.catchIf(isReason("NotFound"), () => Effect.void))
-      const moved = running(yield* holderIn(aside))
+      const moved = running(yield* holderIn(fs, aside))
       if (Option.isSome(moved)) {
         yield* fs.link(aside, lockFile).pipe(Effect.catchIf(isReason("AlreadyExists"), () => Effect.void))
         return yield* inUse(dataDir, moved.value)
@@ -99,7 +140,7 @@ export const lockDataDir = (dataDir: string, command: string) =>
       fs.link(draft, lockFile).pipe(
         Effect.catchIf(isReason("AlreadyExists"), () =>
           Effect.gen(function* () {
-            const holder = running(yield* holderIn(lockFile))
+            const holder = running(yield* holderIn(fs, lockFile))
             if (Option.isSome(holder)) return yield* inUse(dataDir, holder.value)
             if (attempts === 0) {
               return yield* new DatabaseInUse({
@@ -119,7 +160,7 @@ export const lockDataDir = (dataDir: string, command: string) =>
         .pipe(Effect.zipRight(take(3)), Effect.ensuring(fs.remove(draft).pipe(Effect.ignore))),
       // Only our own lock is removed.
       () =>
-        holderIn(lockFile).pipe(
+        holderIn(fs, lockFile).pipe(
           Effect.flatMap((holder) =>
             Option.exists(holder, (h) => h.pid === process.pid) ? fs.remove(lockFile) : Effect.void
           ),

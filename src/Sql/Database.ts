@@ -1,13 +1,15 @@
 import { FileSystem, Path } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import type { PlatformError } from "@effect/platform/Error"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Migrator from "@effect/sql/Migrator"
 import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import type { PGlite } from "@electric-sql/pglite"
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { type ConfigError, type Context, Effect, Layer, Option, type Redacted, type Scope } from "effect"
 import pg from "pg"
 import { AppConfig } from "../Config.js"
-import { lockDataDir } from "./DataDirLock.js"
+import { DatabaseInUse, lockDataDir, publishAddress, runningHolder } from "./DataDirLock.js"
 import { startFromTemplate } from "./EmbeddedTemplate.js"
 import { packagePath } from "./PackageRoot.js"
 import { acquirePgPool } from "./PgPool.js"
@@ -78,11 +80,11 @@ export const embeddedServer = (options: {
   readonly initdb?: ReadonlyArray<string>
 }) =>
   Effect.gen(function* () {
-    // Loaded here, not with this module: a command on PostgreSQL never needs it.
-    const [{ PGlite }, { PGLiteSocketServer }, { unaccent }] = yield* Effect.promise(() =>
+    // Loaded here, not with this module: a command on PostgreSQL, or beside a running server, never needs it.
+    const [{ PGlite }, { serveSessions }, { unaccent }] = yield* Effect.promise(() =>
       Promise.all([
         import("@electric-sql/pglite"),
-        import("@electric-sql/pglite-socket"),
+        import("./EmbeddedSessions.js"),
         import("@electric-sql/pglite/contrib/unaccent")
       ])
     )
@@ -98,13 +100,11 @@ export const embeddedServer = (options: {
       ),
       (db) => Effect.promise(() => db.close())
     )
-    const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0 })
-    yield* Effect.acquireRelease(
-      Effect.tryPromise(() => server.start()),
-      () => Effect.promise(() => server.stop())
+    const server = yield* Effect.acquireRelease(
+      Effect.tryPromise(() => serveSessions(db, "127.0.0.1")),
+      (server) => Effect.promise(() => server.stop())
     )
-    const [host, port] = server.getServerConn().split(":")
-    return { db, host: host!, port: Number(port) }
+    return { db, host: server.host, port: server.port }
   })
 
 /** A client for an embedded server. PGlite has one session shared by every connection: the pool is exactly one. */
@@ -125,36 +125,85 @@ export const layerEmbedded = (options: { readonly dataDir?: string | undefined; 
 /** Tells the person who started a command what it is doing while it works (a line on stderr, say). */
 export type Say = (line: string) => Effect.Effect<void>
 
+/** A client's view of the database: the layer built, and migrated. */
+const migrated = <E, R>(layer: Layer.Layer<PgClient.PgClient | SqlClient, E, R>) =>
+  Layer.build(layer).pipe(Effect.tap((context) => migrate.pipe(Effect.provide(context), Effect.orDie)))
+
 /**
- * The embedded database in `DATA_DIR/pg`, opened only once this process holds `DATA_DIR`'s lock, and closed before
- * the lock is given back. `command` names the `cbs` command opening it, for whoever finds it in use. A new one
- * starts as a copy of the migrated template that the build made, when there is one.
+ * The embedded database in `DATA_DIR/pg`, opened by this process once it holds `DATA_DIR`'s lock, and closed before
+ * the lock is given back. A new one starts as a copy of the migrated template that the build made, when there is
+ * one. Once migrated, `cbs serve` publishes in its lock where it serves the database, for the commands run beside it.
  */
-const layerEmbeddedOwned = (dataDir: string, command: string, say: Say) =>
-  Layer.unwrapScoped(
-    Effect.gen(function* () {
-      yield* lockDataDir(dataDir, command)
-      const pgDir = `${dataDir.replace(/\/+$/, "")}/pg`
-      const fresh = yield* startFromTemplate(pgDir, say)
-      if (fresh === "none") yield* say(`Creating the embedded database in ${pgDir} (about 10 s, once)…`)
-      const server = yield* embeddedServer({ dataDir: pgDir }).pipe(Effect.orDie)
-      return layerEmbeddedClient(server)
-    })
-  ).pipe(Layer.provide(NodeContext.layer))
+const openOwned = (dataDir: string, command: string, say: Say) =>
+  Effect.gen(function* () {
+    const pgDir = `${dataDir.replace(/\/+$/, "")}/pg`
+    const fresh = yield* startFromTemplate(pgDir, say)
+    if (fresh === "none") yield* say(`Creating the embedded database in ${pgDir} (about 10 s, once)…`)
+    const server = yield* embeddedServer({ dataDir: pgDir }).pipe(Effect.orDie)
+    const context = yield* migrated(layerEmbeddedClient(server))
+    if (command === "serve") yield* publishAddress(dataDir, { host: server.host, port: server.port })
+    return context
+  })
+
+/** How long a command waits, 100 ms at a time, for a `cbs serve` holding the database to publish where it serves. */
+const WAIT_STEPS = 1200
+
+/**
+ * The embedded database for the `cbs` command `command`. The first process to take `DATA_DIR`'s lock opens it; a
+ * command run while `cbs serve` holds it connects to that server instead, over the wire protocol, as a client of
+ * PostgreSQL would (waiting while the server opens and migrates it). Anything else that holds it, or a second
+ * `serve`, makes the command fail at once with `DatabaseInUse`.
+ */
+const layerEmbeddedShared = (dataDir: string, command: string, say: Say) => {
+  const open = (
+    step: number
+  ): Effect.Effect<
+    Context.Context<PgClient.PgClient | SqlClient>,
+    DatabaseInUse | PlatformError | SqlError | ConfigError.ConfigError,
+    Scope.Scope | FileSystem.FileSystem | Path.Path
+  > =>
+    lockDataDir(dataDir, command).pipe(
+      Effect.zipRight(Effect.suspend(() => openOwned(dataDir, command, say))),
+      Effect.catchTag("DatabaseInUse", (inUse) => {
+        const holder = inUse.holder
+        if (holder === undefined || holder.command !== "serve" || command === "serve") return Effect.fail(inUse)
+        if (holder.address !== undefined) {
+          const { host, port } = holder.address
+          return migrated(layerEmbeddedClient({ host, port })).pipe(
+            Effect.catchTag("SqlError", (error) =>
+              // A server that stopped meanwhile has given the database back: take it, or wait for the next one.
+              Effect.flatMap(runningHolder(dataDir), (now) =>
+                Option.exists(now, (h) => h.pid === holder.pid && h.address !== undefined)
+                  ? new DatabaseInUse({
+                      message: `the embedded database in ${dataDir} is held by cbs serve (pid ${holder.pid}), which does not answer at ${host}:${port} (${error.message}); stop it first`
+                    })
+                  : open(step)
+              )
+            )
+          )
+        }
+        if (step >= WAIT_STEPS) return Effect.fail(inUse)
+        return (
+          step === 0 ? say(`Waiting for cbs serve (pid ${holder.pid}) to open the embedded database…`) : Effect.void
+        ).pipe(Effect.zipRight(Effect.sleep("100 millis")), Effect.zipRight(Effect.suspend(() => open(step + 1))))
+      })
+    )
+  return Layer.unwrapScoped(Effect.map(open(0), Layer.succeedContext)).pipe(Layer.provide(NodeContext.layer))
+}
 
 /**
  * The database the configuration selects for the `cbs` command `command`: `DATABASE_URL`, or the embedded one in
- * `DATA_DIR/pg`, which one process at a time may open (else this fails with `DatabaseInUse`). Migrated.
+ * `DATA_DIR/pg` (see `layerEmbeddedShared`; this fails with `DatabaseInUse` when it cannot have it). Migrated.
  */
 export const DatabaseLive = (command: string, say: Say = () => Effect.void) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const config = yield* AppConfig
       return Option.match(config.databaseUrl, {
-        onSome: (url) => layerPostgres(url),
-        onNone: () => layerEmbeddedOwned(config.dataDir, command, say)
+        onSome: (url) => Layer.unwrapScoped(Effect.map(migrated(layerPostgres(url)), Layer.succeedContext)),
+        onNone: () => layerEmbeddedShared(config.dataDir, command, say)
       })
     })
-  ).pipe(Layer.tap((context) => migrate.pipe(Effect.provide(context), Effect.orDie)))
+  )
 
 export type Database = PgClient.PgClient | SqlClient

@@ -1,5 +1,5 @@
 import { FileSystem } from "@effect/platform"
-import { NodeContext } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Effect } from "effect"
 import { packagePath } from "./PackageRoot.js"
 

@@ -37,15 +37,13 @@ const launch = <ROut, E, RIn, E2, R2>(
 const causeMessage = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
 
 /**
- * What `serve` prints once the server listens. It suggests only what works while the server runs: the embedded
- * database has one owner at a time, so `cbs` commands on it wait until the server stops (`ownedDatabase`), while
- * on PostgreSQL they run beside it.
+ * What `serve` prints once the server listens. The `cbs` commands it suggests run beside it, on PostgreSQL as on the
+ * embedded database (which they reach through the server); `node bin/cbs.js` is how the README runs them.
  */
 export const bannerLines = (
   baseUrl: string,
   demo: Option.Option<DemoSignIn>,
-  empty: boolean,
-  ownedDatabase: boolean
+  empty: boolean
 ): ReadonlyArray<string> => [
   `Content and backlink service listening on ${baseUrl}`,
   `OpenAPI document: ${baseUrl}/api/v1/openapi.json`,
@@ -57,17 +55,13 @@ export const bannerLines = (
     onNone: () =>
       empty
         ? [
-            ownedDatabase
-              ? "No accounts yet: stop the server (Ctrl+C), then import data with `npx cbs import FILE` or"
-              : "No accounts yet: import data with `npx cbs import FILE` or",
-            "`npx cbs seed --demo`, or create an account with `npx cbs account create --email E --name N`."
+            "No accounts yet: import data with `node bin/cbs.js import FILE` or `node bin/cbs.js seed --demo`,",
+            "or create an account with `node bin/cbs.js account create --email E --name N`."
           ]
-        : ownedDatabase
-          ? [
-              `API keys: sign in on ${baseUrl}/connection and create one there,`,
-              "or stop the server (Ctrl+C) and run `npx cbs key create --account <e-mail>`."
-            ]
-          : ["Create an API key with `npx cbs key create --account <e-mail>`."]
+        : [
+            `API keys: sign in on ${baseUrl}/connection and create one there,`,
+            "or run `node bin/cbs.js key create --account <e-mail>`."
+          ]
   }),
   "Stop with Ctrl+C."
 ]
@@ -108,13 +102,9 @@ export const serve = (args: { readonly port: Option.Option<number>; readonly jso
         const baseUrl = publicBaseUrl(config, actualPort)
         return args.json
           ? Console.log(JSON.stringify(bannerJson(baseUrl, demo)))
-          : Effect.forEach(
-              bannerLines(baseUrl, demo, empty && Option.isNone(demo), Option.isNone(config.databaseUrl)),
-              (line) => Console.log(line),
-              {
-                discard: true
-              }
-            )
+          : Effect.forEach(bannerLines(baseUrl, demo, empty && Option.isNone(demo)), (line) => Console.log(line), {
+              discard: true
+            })
       },
       Duration.seconds(config.shutdownTimeoutSeconds)
     )
