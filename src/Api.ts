@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { documentAnnotation, templateServer } from "./Api/OpenApiDocument.js"
 import { ArticlesApi } from "./Articles/Api.js"
+import { RevisionsApi } from "./Articles/RevisionsApi.js"
 import { BacklinksApi } from "./Backlinks/Api.js"
 import { InternalError, PayloadTooLarge, RequestTimeout, Unavailable } from "./Domain/Errors.js"
 import { MetaApi } from "./Meta/Api.js"
@@ -10,6 +11,7 @@ import { StatsApi } from "./Stats/Api.js"
 export class Api extends HttpApi.make("content-backlink-service")
   .add(SitesApi)
   .add(ArticlesApi)
+  .add(RevisionsApi)
   .add(BacklinksApi)
   .add(StatsApi)
   .add(MetaApi)

@@ -4,6 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { clockStarts } from "./support/Clock.js"
+import { patchArticle, request } from "./support/Http.js"
 import { makeFixtures, PARTNER, storedArticle } from "./support/McpFixtures.js"
 import { newMcpUser, toolData, toolError } from "./support/McpSession.js"
 import { TestServerLive } from "./support/TestServer.js"
@@ -11,16 +12,16 @@ import { TestServerLive } from "./support/TestServer.js"
 /** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 
+const revisionCount = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(
+      Effect.map((rows) => rows[0]!.n),
+      Effect.orDie
+    )
+  )
+
 layer(TestServerLive)("MCP interface", (it) => {
   describe("safe edits through the agent tools", () => {
-    const revisionCount = (id: ArticleId) =>
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ n: number }>`select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(
-          Effect.map((rows) => rows[0]!.n),
-          Effect.orDie
-        )
-      )
-
     it.effect("two tool calls with the same if_match at once: one saves, one is precondition_failed", () =>
       Effect.gen(function* () {
         yield* startClock
@@ -78,6 +79,41 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.include(preview.preview.diff, "this week")
           assert.deepStrictEqual(yield* storedArticle(linked), before)
           assert.strictEqual(yield* revisionCount(linked), 0)
+        })
+    )
+  })
+
+  describe("revisions through the agent tools", () => {
+    it.effect(
+      "list_revisions and get_revision answer as their endpoints; restore_revision previews, then restores with origin MCP",
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const session = yield* newMcpUser
+          const { later } = yield* makeFixtures(session.accountId)
+          for (const title of ["One", "Two"]) {
+            assert.strictEqual((yield* patchArticle(later, session.key, { title })).status, 200)
+          }
+          const listed = yield* toolData(session, "list_revisions", { article_id: later })
+          assert.deepStrictEqual(listed, (yield* request("GET", `/api/v1/articles/${later}/revisions`, session)).body)
+          const first = yield* toolData(session, "get_revision", { article_id: later, revision: 1 })
+          assert.deepStrictEqual(first, (yield* request("GET", `/api/v1/articles/${later}/revisions/1`, session)).body)
+          const restore = { article_id: later, revision: 1, reason: "the first title was better" }
+          const dry = yield* toolData(session, "restore_revision", { ...restore, dry_run: true })
+          assert.isTrue(dry.preview.title_changed)
+          assert.strictEqual(yield* revisionCount(later), 2)
+          const done = yield* toolData(session, "restore_revision", { ...restore, if_match: '"2"' })
+          assert.strictEqual(done.data.title, "One")
+          const [latest] = (yield* toolData(session, "list_revisions", { article_id: later })).data
+          assert.deepInclude(latest, {
+            number: 3,
+            origin: "MCP",
+            reason: "the first title was better",
+            actor: "MCP Test Assistant",
+            changed: ["title"]
+          })
+          const missing = yield* toolError(session, "get_revision", { article_id: later, revision: 9 })
+          assert.strictEqual(missing.error, "not_found")
         })
     )
   })

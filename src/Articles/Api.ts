@@ -67,10 +67,10 @@ export const FeaturedImageResponse = Schema.Struct({
   preview: Schema.optional(Preview)
 })
 
-const articleArg = { id: "article_id" }
+export const articleArg = { id: "article_id" }
 
 /** An assistant's tool that changes an article; a host with MCP Apps shows its result in the article-change card. */
-const articleChangeTool = (name: string, title: string, description: string): AgentToolSpec => ({
+export const articleChangeTool = (name: string, title: string, description: string): AgentToolSpec => ({
   name,
   title,
   description,
@@ -84,7 +84,7 @@ const articleChangeTool = (name: string, title: string, description: string): Ag
  * An article write: on the article's path, with `dry_run`, the write headers (If-Match, Idempotency-Key) and what
  * every write can be refused with.
  */
-const articleWrite = <Name extends string, Method extends HttpMethod>(
+export const articleWrite = <Name extends string, Method extends HttpMethod>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
 ) => endpoint.setPath(ArticlePath).setUrlParams(DryRunQuery).setHeaders(WriteHeaders).addError(WriteErrors)
 

@@ -162,6 +162,7 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
               reason: context.reason ?? null,
               api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
               user_id: context.credential.kind === "user" ? context.credential.id : null,
+              oauth_client_id: context.credential.clientId ?? null,
               ...next
             })
             // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until

@@ -7,6 +7,7 @@ import { Articles } from "../Articles/Articles.js"
 import { ArticleEdits } from "../Articles/Edits.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { ArticlesHttpLive } from "../Articles/Http.js"
+import { RevisionsHttpLive } from "../Articles/RevisionsHttp.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { CallLogLive } from "../Audit/CallLog.js"
 import { CallLogUpkeepLive } from "../Audit/Upkeep.js"
@@ -67,7 +68,7 @@ export const ServicesLive = Layer.mergeAll(
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SitesHttpLive, ArticlesHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
+  Layer.provide([SitesHttpLive, ArticlesHttpLive, RevisionsHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
   Layer.provide([AuthenticationLive, CallLogLive(Api), RequestLimitLive, RequestBodyLive(Api)])
 )
 
