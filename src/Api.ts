@@ -1,10 +1,10 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { documentAnnotation, templateServer } from "./Api/OpenApiDocument.js"
 import { ArticlesApi } from "./Articles/Api.js"
-import { RevisionsApi } from "./Articles/RevisionsApi.js"
 import { BacklinksApi } from "./Backlinks/Api.js"
 import { InternalError, PayloadTooLarge, RequestTimeout, Unavailable } from "./Domain/Errors.js"
 import { MetaApi } from "./Meta/Api.js"
+import { RevisionsApi } from "./Revisions/Api.js"
 import { SitesApi } from "./Sites/Api.js"
 import { StatsApi } from "./Stats/Api.js"
 

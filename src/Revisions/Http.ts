@@ -2,12 +2,12 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentCredential } from "../Api/Middleware.js"
 import { Api } from "../Api.js"
+import { EditResponse } from "../Articles/Api.js"
+import { ArticleEdits } from "../Articles/Edits.js"
+import { ArticleRevisions } from "../Articles/Revisions.js"
+import { articleWrites, requestOf } from "../Articles/WriteHandlers.js"
 import { RestoreRevisionPayload } from "../Domain/ArticleEdits.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
-import { EditResponse } from "./Api.js"
-import { ArticleEdits } from "./Edits.js"
-import { ArticleRevisions } from "./Revisions.js"
-import { articleWrites, requestOf } from "./WriteHandlers.js"
 
 const encodeEditResponse = Schema.encodeSync(EditResponse)
 const encodeRestore = Schema.encodeSync(RestoreRevisionPayload)

@@ -3,12 +3,12 @@ import { AgentTool, readTool } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { ArticlePath, RevisionPath } from "../Api/Paths.js"
+import { articleArg, articleChangeTool, articleWrite, EditResponse } from "../Articles/Api.js"
 import { RestoreRevisionPayload, strictBody } from "../Domain/ArticleEdits.js"
 import { NotFound, ProtectedLinkViolation } from "../Domain/Errors.js"
 import { DataResponse, ListResponse } from "../Domain/Pagination.js"
 import { RevisionsQuery } from "../Domain/Queries.js"
 import { RevisionDetail, RevisionSummary } from "../Domain/Revision.js"
-import { articleArg, articleChangeTool, articleWrite, EditResponse } from "./Api.js"
 
 const revisionArgs = { ...articleArg, n: "revision" }
 
