@@ -6,6 +6,7 @@ import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
 import { ArticlePath } from "../Api/Paths.js"
+import { recordRead } from "../Api/RecordRead.js"
 import { siteRead } from "../Api/SiteRead.js"
 import { Article, ArticleWithBody } from "../Domain/Article.js"
 import {
@@ -37,7 +38,7 @@ import {
   UnsupportedImage,
   ValidationError
 } from "../Domain/Errors.js"
-import { DataResponse, ListResponse } from "../Domain/Pagination.js"
+import { ListResponse } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
 
 /**
@@ -120,10 +121,7 @@ export class ArticlesApi extends authenticated(
         )
     )
     .add(
-      HttpApiEndpoint.get("getArticle", "/articles/:id")
-        .setPath(ArticlePath)
-        .addSuccess(DataResponse(ArticleWithBody))
-        .addError(NotFound.Body)
+      recordRead(HttpApiEndpoint.get("getArticle", "/articles/:id"), ArticlePath, ArticleWithBody)
         .annotate(
           AgentTool,
           readTool({

@@ -7,14 +7,13 @@ import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
-import { EditResponse, FeaturedImageResponse } from "./Api.js"
+import { FeaturedImageResponse } from "./Api.js"
 import { Articles } from "./Articles.js"
 import type { EditContext } from "./Changes.js"
 import { ArticleEdits } from "./Edits.js"
 import { FeaturedImages } from "./FeaturedImages.js"
 import { articleWrites, requestOf, type WriteHeaders, writeContext } from "./WriteHandlers.js"
 
-const encodeEditResponse = Schema.encodeSync(EditResponse)
 const encodeFeaturedImageResponse = Schema.encodeSync(FeaturedImageResponse)
 const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)
 const encodePatch = Schema.encodeSync(PatchArticlePayload)
@@ -53,8 +52,7 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
           request: requestOf(method, path.id, urlParams, encode(payload))
         },
         (context) => save(context, path.id, payload),
-        (context) => preview(context, path.id, payload),
-        encodeEditResponse
+        (context) => preview(context, path.id, payload)
       )
     }
 

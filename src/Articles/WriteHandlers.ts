@@ -1,10 +1,13 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/Middleware.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import type { Preview } from "../Domain/ArticleEdits.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
+import { EditResponse } from "./Api.js"
 import type { EditContext } from "./Changes.js"
+
+const encodeEditResponse = Schema.encodeSync(EditResponse)
 
 /** What makes two writes the same request for `Idempotency-Key`: method, article, query and body. */
 export const requestOf = (method: string, id: ArticleId, query: unknown, body: unknown) =>
@@ -72,8 +75,7 @@ export const articleWrites = Effect.gen(function* () {
     save: (context: EditContext) => Effect.Effect<ArticleWithBody, E1>,
     preview: (
       context: EditContext
-    ) => Effect.Effect<{ readonly article: ArticleWithBody; readonly preview: Preview | undefined }, E2>,
-    answer: (success: EditAnswer) => unknown
+    ) => Effect.Effect<{ readonly article: ArticleWithBody; readonly preview: Preview | undefined }, E2>
   ) =>
     Effect.gen(function* () {
       const context = yield* writeContext(options.reason, options.headers)
@@ -82,7 +84,7 @@ export const articleWrites = Effect.gen(function* () {
         options.dryRun === true
           ? Effect.map(preview(context), ({ article, preview }) => ({ data: article, preview }))
           : Effect.map(save(context), (data) => ({ data }))
-      return yield* once(options.headers, options.request, write, answer)
+      return yield* once(options.headers, options.request, write, encodeEditResponse)
     })
 
   return { once, editArticle }

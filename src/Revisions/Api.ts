@@ -3,10 +3,11 @@ import { AgentTool, readTool } from "../Api/AgentTool.js"
 import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { authenticated } from "../Api/Middleware.js"
 import { ArticlePath, RevisionPath } from "../Api/Paths.js"
+import { recordRead } from "../Api/RecordRead.js"
 import { articleArg, articleChangeTool, articleWrite, EditResponse } from "../Articles/Api.js"
 import { RestoreRevisionPayload, strictBody } from "../Domain/ArticleEdits.js"
 import { NotFound, ProtectedLinkViolation } from "../Domain/Errors.js"
-import { DataResponse, ListResponse } from "../Domain/Pagination.js"
+import { ListResponse } from "../Domain/Pagination.js"
 import { RevisionsQuery } from "../Domain/Queries.js"
 import { RevisionDetail, RevisionSummary } from "../Domain/Revision.js"
 
@@ -38,10 +39,7 @@ export class RevisionsApi extends authenticated(
         )
     )
     .add(
-      HttpApiEndpoint.get("getRevision", "/articles/:id/revisions/:n")
-        .setPath(RevisionPath)
-        .addSuccess(DataResponse(RevisionDetail))
-        .addError(NotFound.Body)
+      recordRead(HttpApiEndpoint.get("getRevision", "/articles/:id/revisions/:n"), RevisionPath, RevisionDetail)
         .annotate(
           AgentTool,
           readTool({

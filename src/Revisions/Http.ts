@@ -2,14 +2,12 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
 import { CurrentCredential } from "../Api/Middleware.js"
 import { Api } from "../Api.js"
-import { EditResponse } from "../Articles/Api.js"
 import { ArticleEdits } from "../Articles/Edits.js"
 import { ArticleRevisions } from "../Articles/Revisions.js"
 import { articleWrites, requestOf } from "../Articles/WriteHandlers.js"
 import { RestoreRevisionPayload } from "../Domain/ArticleEdits.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
 
-const encodeEditResponse = Schema.encodeSync(EditResponse)
 const encodeRestore = Schema.encodeSync(RestoreRevisionPayload)
 
 export const RevisionsHttpLive = HttpApiBuilder.group(Api, "revisions", (handlers) =>
@@ -37,8 +35,7 @@ export const RevisionsHttpLive = HttpApiBuilder.group(Api, "revisions", (handler
             request: requestOf("POST restore", path.id, urlParams, { revision: path.n, ...encodeRestore(payload) })
           },
           (context) => edits.restore(context, path.id, path.n),
-          (context) => edits.previewRestore(context, path.id, path.n),
-          encodeEditResponse
+          (context) => edits.previewRestore(context, path.id, path.n)
         )
       )
   })
