@@ -13,9 +13,14 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { type Browser, chromium } from "playwright-core"
+import { Api } from "../src/Api.js"
+import { deriveTools } from "../src/Mcp/Tools.js"
 import { type Started, startDemoService } from "./DemoService.js"
 import { signIn } from "./OAuthSignIn.js"
 import { stopChild } from "./Support.js"
+
+/** How many tools the service lists: one per endpoint that carries a tool annotation. */
+const TOOL_COUNT = deriveTools(Api).length
 
 const TOTAL_TIMEOUT_MS = 180_000
 const STEP_TIMEOUT_MS = 30_000
@@ -85,7 +90,7 @@ const inspectorStrict = async (started: Started) => {
   const problems = stderr.split("\n").filter((line) => /^(Warning|Error)\b/.test(line))
   const tools = (JSON.parse(stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)
   console.log(`Inspector --strict: exit ${code}, ${tools.length} tools, ${problems.length} warnings or errors`)
-  if (code !== 0 || problems.length > 0 || tools.length !== 7) {
+  if (code !== 0 || problems.length > 0 || tools.length !== TOOL_COUNT) {
     await fail(`the Inspector's --strict check did not pass:\n${stderr}`)
   }
 }
@@ -181,7 +186,7 @@ const mcpRemote = async (started: Started, host: string) => {
   console.log(
     `mcp-remote on ${host}: signed in, Allowed, ${names.length} tools listed (${names.join(", ")}), each called, in ${((Date.now() - began) / 1000).toFixed(1)} s`
   )
-  if (names.length !== 7) await fail(`mcp-remote on ${host} listed ${names.length} tools`)
+  if (names.length !== TOOL_COUNT) await fail(`mcp-remote on ${host} listed ${names.length} tools`)
   await stopChild(child, 5_000)
 }
 

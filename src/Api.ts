@@ -4,12 +4,14 @@ import { ArticlesApi } from "./Articles/Api.js"
 import { BacklinksApi } from "./Backlinks/Api.js"
 import { InternalError, PayloadTooLarge, RequestTimeout, Unavailable } from "./Domain/Errors.js"
 import { MetaApi } from "./Meta/Api.js"
+import { RevisionsApi } from "./Revisions/Api.js"
 import { SitesApi } from "./Sites/Api.js"
 import { StatsApi } from "./Stats/Api.js"
 
 export class Api extends HttpApi.make("content-backlink-service")
   .add(SitesApi)
   .add(ArticlesApi)
+  .add(RevisionsApi)
   .add(BacklinksApi)
   .add(StatsApi)
   .add(MetaApi)

@@ -1,6 +1,7 @@
 // @tags: unit
 import { assert, describe, it } from "@effect/vitest"
-import { foldDiff, lineDiff } from "../src/Web/ArticleDiff.js"
+import { applyPatch } from "diff"
+import { foldDiff, lineDiff, unifiedDiff } from "../src/Domain/BodyDiff.js"
 
 const lines = (count: number, prefix = "line") => Array.from({ length: count }, (_, i) => `<p>${prefix} ${i}</p>`)
 
@@ -86,5 +87,33 @@ describe("foldDiff", () => {
       ]
     )
     assert.deepStrictEqual(folded.at(-1), { kind: "gap", lines: 6 })
+  })
+})
+
+describe("unifiedDiff", () => {
+  const labels = { from: "revision 1", to: "revision 2" }
+
+  it("is empty for equal texts", () => {
+    assert.strictEqual(unifiedDiff("<p>a</p>", "<p>a</p>", labels), "")
+  })
+
+  it("writes headers and hunks with three kept lines around each change, and applies as a patch", () => {
+    const before = lines(20)
+    const after = [...before]
+    after[2] = "<p>changed early</p>"
+    after.splice(15, 1)
+    const diff = unifiedDiff(before.join("\n"), after.join("\n"), labels)
+    assert.deepStrictEqual(
+      diff.split("\n").filter((line) => /^(---|\+\+\+|@@)/.test(line)),
+      ["--- revision 1", "+++ revision 2", "@@ -1,6 +1,6 @@", "@@ -13,7 +13,6 @@"]
+    )
+    assert.strictEqual(applyPatch(before.join("\n"), diff), after.join("\n"))
+  })
+
+  it("against an empty text every line is added", () => {
+    assert.strictEqual(
+      unifiedDiff("", "<p>a</p>\n<p>b</p>", labels),
+      "--- revision 1\n+++ revision 2\n@@ -0,0 +1,2 @@\n+<p>a</p>\n+<p>b</p>\n"
+    )
   })
 })

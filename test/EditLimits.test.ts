@@ -1,8 +1,9 @@
 // @tags: engine
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Clock, Effect, TestClock } from "effect"
-import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { Effect, TestClock } from "effect"
+import type { ArticleId } from "../src/Domain/Ids.js"
+import { editsUsed, useEdits } from "./support/EditQuota.js"
 import { type Answer, articleData, patchArticle, putArticle, request } from "./support/Http.js"
 import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -29,28 +30,6 @@ const assertError = (result: Result, status: number, error: string) => {
 }
 
 const setNow = (iso: string) => TestClock.setTime(Date.parse(iso))
-
-/** The UTC day of the (test) clock's now, `YYYY-MM-DD`. */
-const today = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString().slice(0, 10))
-
-/** Sets the account's used edits for `day` (default: today) directly in the database. */
-const useEdits = (accountId: AccountId, count: number, day?: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const on = day ?? (yield* today)
-    yield* sql`insert into edit_counters (account_id, day, count) values (${accountId}, ${on}::date, ${count})
-      on conflict (account_id, day) do update set count = excluded.count`.pipe(Effect.orDie)
-  })
-
-/** The account's used edits on `day` (default: today); 0 when it has none. */
-const editsUsed = (accountId: AccountId, day?: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const on = day ?? (yield* today)
-    const rows = yield* sql<{ count: number }>`
-      select count from edit_counters where account_id = ${accountId} and day = ${on}::date`.pipe(Effect.orDie)
-    return rows[0]?.count ?? 0
-  })
 
 const revisionCount = (id: ArticleId) =>
   Effect.gen(function* () {

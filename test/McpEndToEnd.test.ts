@@ -87,7 +87,7 @@ layer(TestServerLive)("MCP interface", (it) => {
     }
 
     it.effect(
-      "a first connect is refused with 401; after sign-in and Allow the client connects and lists the seven annotated tools",
+      "a first connect is refused with 401; after sign-in and Allow the client connects and lists every annotated tool",
       () =>
         Effect.gen(function* () {
           yield* startClock

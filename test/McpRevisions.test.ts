@@ -92,7 +92,7 @@ const useEveryTool = (client: Client, site: number, article: number) =>
   })
 
 layer(TestServerLive)("MCP revisions", (it) => {
-  describe("each revision lists the seven tools and calls them", () => {
+  describe("each revision lists every tool and calls seven of them", () => {
     it.scoped("a 2026-07-28 client: server/discover, no initialize, the standard headers, a cacheable tool list", () =>
       Effect.gen(function* () {
         const { mcpUrl, provider, site, article } = yield* setUp

@@ -4,6 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { clockStarts } from "./support/Clock.js"
+import { patchArticle, request } from "./support/Http.js"
 import { makeFixtures, PARTNER, storedArticle } from "./support/McpFixtures.js"
 import { newMcpUser, toolData, toolError } from "./support/McpSession.js"
 import { TestServerLive } from "./support/TestServer.js"
@@ -11,21 +12,26 @@ import { TestServerLive } from "./support/TestServer.js"
 /** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 
+const revisionCount = (id: ArticleId) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(
+      Effect.map((rows) => rows[0]!.n),
+      Effect.orDie
+    )
+  )
+
+/** A test's start: its own signed-in user, whose account has the usual website and articles. */
+const userWithFixtures = Effect.gen(function* () {
+  yield* startClock
+  const session = yield* newMcpUser
+  return { session, ...(yield* makeFixtures(session.accountId)) }
+})
+
 layer(TestServerLive)("MCP interface", (it) => {
   describe("safe edits through the agent tools", () => {
-    const revisionCount = (id: ArticleId) =>
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        sql<{ n: number }>`select count(*)::int as n from article_revisions where article_id = ${id}`.pipe(
-          Effect.map((rows) => rows[0]!.n),
-          Effect.orDie
-        )
-      )
-
     it.effect("two tool calls with the same if_match at once: one saves, one is precondition_failed", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newMcpUser
-        const { later } = yield* makeFixtures(session.accountId)
+        const { session, later } = yield* userWithFixtures
         const replies = yield* Effect.all(
           ["Writer A", "Writer B"].map((title) =>
             session.callTool("update_article", { article_id: later, title, if_match: '"0"' })
@@ -42,9 +48,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("a retried tool call with the same idempotency_key replays the first answer and changes once", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newMcpUser
-        const { later } = yield* makeFixtures(session.accountId)
+        const { session, later } = yield* userWithFixtures
         const args = { article_id: later, title: "Exactly once", idempotency_key: "assistant-retry-1" }
         const first = yield* session.callTool("update_article", args)
         const retry = yield* session.callTool("update_article", args)
@@ -60,9 +64,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "dry_run through the tool: a violation is the real error, a valid edit is a preview that saves nothing",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newMcpUser
-          const { linked } = yield* makeFixtures(session.accountId)
+          const { session, linked } = yield* userWithFixtures
           const before = yield* storedArticle(linked)
           const removal = { replacements: [{ find: `>${PARTNER.text}</a>`, replace: ">them</a>" }] }
           const dry = yield* toolError(session, "update_article", { article_id: linked, ...removal, dry_run: true })
@@ -79,6 +81,37 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.deepStrictEqual(yield* storedArticle(linked), before)
           assert.strictEqual(yield* revisionCount(linked), 0)
         })
+    )
+  })
+
+  describe("revisions through the agent tools", () => {
+    it.effect("the revision tools answer as their endpoints; a restore previews, then saves with origin MCP", () =>
+      Effect.gen(function* () {
+        const { session, later } = yield* userWithFixtures
+        for (const title of ["One", "Two"]) {
+          assert.strictEqual((yield* patchArticle(later, session.key, { title })).status, 200)
+        }
+        const listed = yield* toolData(session, "list_revisions", { article_id: later })
+        assert.deepStrictEqual(listed, (yield* request("GET", `/api/v1/articles/${later}/revisions`, session)).body)
+        const first = yield* toolData(session, "get_revision", { article_id: later, revision: 1 })
+        assert.deepStrictEqual(first, (yield* request("GET", `/api/v1/articles/${later}/revisions/1`, session)).body)
+        const restore = { article_id: later, revision: 1, reason: "the first title was better" }
+        const dry = yield* toolData(session, "restore_revision", { ...restore, dry_run: true })
+        assert.isTrue(dry.preview.title_changed)
+        assert.strictEqual(yield* revisionCount(later), 2)
+        const done = yield* toolData(session, "restore_revision", { ...restore, if_match: '"2"' })
+        assert.strictEqual(done.data.title, "One")
+        const [latest] = (yield* toolData(session, "list_revisions", { article_id: later })).data
+        assert.deepInclude(latest, {
+          number: 3,
+          origin: "MCP",
+          reason: "the first title was better",
+          actor: "MCP Test Assistant",
+          changed: ["title"]
+        })
+        const missing = yield* toolError(session, "get_revision", { article_id: later, revision: 9 })
+        assert.strictEqual(missing.error, "not_found")
+      })
     )
   })
 })

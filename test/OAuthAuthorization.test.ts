@@ -116,7 +116,8 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
           id: flow.user.userId,
           accountId: flow.user.accountId,
           isAdmin: false,
-          canWrite: body.scope.split(" ").includes("content:write")
+          canWrite: body.scope.split(" ").includes("content:write"),
+          clientId: flow.clientId
         })
         assert.isTrue(Option.isNone(yield* verify("cbs_at_unknown")))
         assert.isTrue(Option.isNone(yield* verify(body.refresh_token)))

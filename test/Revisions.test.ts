@@ -4,8 +4,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { ArticleEdits } from "../src/Articles/Edits.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
-import type { Credential } from "../src/Domain/Credential.js"
-import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import type { ArticleId } from "../src/Domain/Ids.js"
+import { userCredentialOf } from "./support/ArticleWrites.js"
 import { patchArticle, putArticle, request } from "./support/Http.js"
 import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -70,15 +70,6 @@ const keyIdOf = (key: string) =>
     const keys = yield* ApiKeys
     const credential = yield* keys.authenticate(key).pipe(Effect.orDie)
     return Option.getOrThrow(credential).id
-  })
-
-/** A signed-in user's credential for the account's first user, as the editor would have it. */
-const userCredentialOf = (accountId: AccountId) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: number }>`select id from users where account_id = ${accountId}`.pipe(Effect.orDie)
-    const credential: Credential = { kind: "user", id: Number(rows[0]!.id), accountId, isAdmin: false, canWrite: true }
-    return credential
   })
 
 const protectedLink = '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>'

@@ -6,6 +6,7 @@ import { endpointDescribed, groupDescribed } from "../Api/Described.js"
 import { sendsHeader } from "../Api/DocumentOperation.js"
 import { authenticated } from "../Api/Middleware.js"
 import { ArticlePath } from "../Api/Paths.js"
+import { recordRead } from "../Api/RecordRead.js"
 import { siteRead } from "../Api/SiteRead.js"
 import { Article, ArticleWithBody, ListedArticle } from "../Domain/Article.js"
 import {
@@ -37,7 +38,7 @@ import {
   UnsupportedImage,
   ValidationError
 } from "../Domain/Errors.js"
-import { DataResponse, ListResponse } from "../Domain/Pagination.js"
+import { ListResponse } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
 
 /**
@@ -67,10 +68,10 @@ export const FeaturedImageResponse = Schema.Struct({
   preview: Schema.optional(Preview)
 })
 
-const articleArg = { id: "article_id" }
+export const articleArg = { id: "article_id" }
 
 /** An assistant's tool that changes an article; a host with MCP Apps shows its result in the article-change card. */
-const articleChangeTool = (name: string, title: string, description: string): AgentToolSpec => ({
+export const articleChangeTool = (name: string, title: string, description: string): AgentToolSpec => ({
   name,
   title,
   description,
@@ -84,7 +85,7 @@ const articleChangeTool = (name: string, title: string, description: string): Ag
  * An article write: on the article's path, with `dry_run`, the write headers (If-Match, Idempotency-Key) and what
  * every write can be refused with.
  */
-const articleWrite = <Name extends string, Method extends HttpMethod>(
+export const articleWrite = <Name extends string, Method extends HttpMethod>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method>
 ) => endpoint.setPath(ArticlePath).setUrlParams(DryRunQuery).setHeaders(WriteHeaders).addError(WriteErrors)
 
@@ -125,10 +126,7 @@ export class ArticlesApi extends authenticated(
         )
     )
     .add(
-      HttpApiEndpoint.get("getArticle", "/articles/:id")
-        .setPath(ArticlePath)
-        .addSuccess(DataResponse(ArticleWithBody))
-        .addError(NotFound.Body)
+      recordRead(HttpApiEndpoint.get("getArticle", "/articles/:id"), ArticlePath, ArticleWithBody)
         .annotate(
           AgentTool,
           readTool({

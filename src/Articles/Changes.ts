@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { createTwoFilesPatch } from "diff"
 import { Effect, Option } from "effect"
 import type { CallRecord } from "../Api/Middleware.js"
 import { AuditLog } from "../Audit/AuditLog.js"
 import { type ArticleContent, sameContent } from "../Domain/Article.js"
 import { changeFlags, ifMatchAllows, type Preview } from "../Domain/ArticleEdits.js"
+import { unifiedDiff } from "../Domain/BodyDiff.js"
 import type { Credential, RevisionOrigin } from "../Domain/Credential.js"
 import { Forbidden, NotFound, PreconditionFailed, ProtectedLinkViolation } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
@@ -63,7 +63,7 @@ const readOnly = (credential: Credential) =>
 /** What a change would do, for a preview: whether anything changes, and the body's unified diff. */
 const previewOf = (current: ArticleContent, next: ArticleContent): Preview => ({
   changed: !sameContent(current, next),
-  diff: next.body === current.body ? "" : createTwoFilesPatch("current", "proposed", current.body, next.body),
+  diff: unifiedDiff(current.body, next.body, { from: "current", to: "proposed" }),
   ...changeFlags(current, next)
 })
 
@@ -167,6 +167,7 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
               reason: context.reason ?? null,
               api_key_id: context.credential.kind === "api_key" ? context.credential.id : null,
               user_id: context.credential.kind === "user" ? context.credential.id : null,
+              oauth_client_id: context.credential.clientId ?? null,
               ...next
             })
             // Only a change that is saved uses quota. Taken last: the account's counter row stays locked only until

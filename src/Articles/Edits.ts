@@ -5,6 +5,7 @@ import { NotFound } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { ArticleChanges, type EditContext } from "./Changes.js"
 import { ArticleProposals, type ContentFields, needsAField } from "./Proposals.js"
+import type { ArticleRow } from "./Repo.js"
 import { RevisionsRepo } from "./RevisionsRepo.js"
 
 /**
@@ -65,16 +66,30 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
         preview: true
       }).pipe(Effect.catchTag("ProtectedLinkViolation", Effect.die))
 
-    /** Restoring revision N stores a new revision with N's content, after the same protected-link check. */
+    /** The content of revision `number`, over the current row (a field a revision does not keep stays as it is). */
+    const restored = (id: ArticleId, number: number) => (current: ArticleRow) =>
+      Effect.gen(function* () {
+        const revision = yield* revisions.find(id, number)
+        if (Option.isNone(revision)) return yield* new NotFound({ message: `Article ${id} has no revision ${number}.` })
+        return { content: { ...current, ...contentOf(revision.value) } }
+      })
+
+    /** The reason a restore records when none is given. */
+    const restoring = (context: EditContext, number: number): EditContext => ({
+      ...context,
+      reason: context.reason ?? `Restored revision ${number}`
+    })
+
+    /**
+     * Restoring revision N stores a new revision with N's content, after the same protected-link check against the
+     * current body; restoring the current content stores nothing. Every door restores through here.
+     */
     const restore = (context: EditContext, id: ArticleId, number: number) =>
-      change(context, id, (current) =>
-        Effect.gen(function* () {
-          const revision = yield* revisions.find(id, number)
-          if (Option.isNone(revision))
-            return yield* new NotFound({ message: `Article ${id} has no revision ${number}.` })
-          return { content: { ...current, ...contentOf(revision.value) } }
-        })
-      )
+      change(restoring(context, number), id, restored(id, number))
+
+    /** A dry run of a restore: the article as it would be saved and a preview; nothing is saved. */
+    const previewRestore = (context: EditContext, id: ArticleId, number: number) =>
+      run(restoring(context, number), id, restored(id, number), { preview: true })
 
     return {
       edit,
@@ -86,6 +101,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
       setFeaturedImage,
       previewFeaturedImage,
       restore,
+      previewRestore,
       history: revisions.listForArticle,
       /** The history as the article page lists it: newest first, with who made each change. */
       entries: revisions.entries

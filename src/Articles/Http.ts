@@ -1,73 +1,33 @@
 import { createHash } from "node:crypto"
 import { FileSystem, HttpApiBuilder, HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
-import { CurrentCall, CurrentCaller, CurrentCredential, noteCall } from "../Api/Middleware.js"
+import { CurrentCredential, noteCall } from "../Api/Middleware.js"
 import { Api } from "../Api.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { etagOf, PatchArticlePayload, type Preview, UpdateArticlePayload } from "../Domain/ArticleEdits.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import { Idempotency } from "../Idempotency/Idempotency.js"
-import { EditResponse, FeaturedImageResponse } from "./Api.js"
+import { FeaturedImageResponse } from "./Api.js"
 import { Articles } from "./Articles.js"
 import type { EditContext } from "./Changes.js"
 import { ArticleEdits } from "./Edits.js"
 import { FeaturedImages } from "./FeaturedImages.js"
+import { articleWrites, requestOf, type WriteHeaders, writeContext } from "./WriteHandlers.js"
 
-const encodeEditResponse = Schema.encodeSync(EditResponse)
 const encodeFeaturedImageResponse = Schema.encodeSync(FeaturedImageResponse)
 const encodeUpdate = Schema.encodeSync(UpdateArticlePayload)
 const encodePatch = Schema.encodeSync(PatchArticlePayload)
-
-/** What makes two writes the same request for `Idempotency-Key`: method, article, query and body. */
-const requestOf = (method: string, id: ArticleId, query: unknown, body: unknown) =>
-  JSON.stringify([method, id, query, body])
-
-interface WriteHeaders {
-  readonly "if-match"?: string | undefined
-  readonly "idempotency-key"?: string | undefined
-}
 
 export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers) =>
   Effect.gen(function* () {
     const articles = yield* Articles
     const edits = yield* ArticleEdits
     const featuredImages = yield* FeaturedImages
-    const idempotency = yield* Idempotency
+    const { once, editArticle } = yield* articleWrites
     const fs = yield* FileSystem.FileSystem
 
-    /**
-     * Who changes the article, through which door (API, or MCP for an agent's tool call), why, on what condition,
-     * and the call that makes the change.
-     */
-    const writeContext = (reason: string | undefined, headers: WriteHeaders) =>
-      Effect.all({ caller: CurrentCaller, call: CurrentCall }).pipe(
-        Effect.map(({ caller, call }) => ({
-          credential: caller.credential,
-          origin: caller.origin,
-          reason,
-          ifMatch: headers["if-match"],
-          call
-        }))
-      )
-
-    /**
-     * The write, run at most once per Idempotency-Key when one is sent; `answer` is the JSON body of its success,
-     * as the endpoint sends it (kept under the key with the change).
-     */
-    const once = <A, E, R>(
-      headers: WriteHeaders,
-      request: string,
-      write: Effect.Effect<A, E, R>,
-      answer: (success: A) => unknown
-    ) =>
-      Effect.flatMap(CurrentCredential, (credential) =>
-        idempotency.once(credential, headers["idempotency-key"], request, write, (success) =>
-          JSON.stringify(answer(success))
-        )
-      )
-
     /** PUT and PATCH: the change, or with `dry_run=true` its preview; at most once per Idempotency-Key. */
-    const editArticle = <P extends { readonly reason?: string | undefined }, E1, E2>(
+    const bodyEdit = <P extends { readonly reason?: string | undefined }, E1, E2>(
       request: {
         readonly path: { readonly id: ArticleId }
         readonly payload: P
@@ -82,18 +42,19 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
         id: ArticleId,
         payload: P
       ) => Effect.Effect<{ readonly article: ArticleWithBody; readonly preview: Preview | undefined }, E2>
-    ) =>
-      Effect.gen(function* () {
-        const { path, payload, urlParams, headers } = request
-        const id = path.id
-        const context = yield* writeContext(payload.reason, headers)
-        if (urlParams.dry_run === true) yield* noteCall("dry_run")
-        const write: Effect.Effect<{ data: ArticleWithBody; preview?: Preview | undefined }, E1 | E2> =
-          urlParams.dry_run === true
-            ? Effect.map(preview(context, id, payload), ({ article, preview }) => ({ data: article, preview }))
-            : Effect.map(save(context, id, payload), (data) => ({ data }))
-        return yield* once(headers, requestOf(method, id, urlParams, encode(payload)), write, encodeEditResponse)
-      })
+    ) => {
+      const { path, payload, urlParams, headers } = request
+      return editArticle(
+        {
+          reason: payload.reason,
+          headers,
+          dryRun: urlParams.dry_run,
+          request: requestOf(method, path.id, urlParams, encode(payload))
+        },
+        (context) => save(context, path.id, payload),
+        (context) => preview(context, path.id, payload)
+      )
+    }
 
     return handlers
       .handle("listArticles", ({ path, urlParams }) =>
@@ -121,10 +82,8 @@ export const ArticlesHttpLive = HttpApiBuilder.group(Api, "articles", (handlers)
           return { data: article }
         })
       )
-      .handle("updateArticle", (request) =>
-        editArticle(request, "PUT", encodeUpdate, edits.replace, edits.previewReplace)
-      )
-      .handle("patchArticle", (request) => editArticle(request, "PATCH", encodePatch, edits.patch, edits.previewPatch))
+      .handle("updateArticle", (request) => bodyEdit(request, "PUT", encodeUpdate, edits.replace, edits.previewReplace))
+      .handle("patchArticle", (request) => bodyEdit(request, "PATCH", encodePatch, edits.patch, edits.previewPatch))
       .handle("replaceFeaturedImage", ({ path, payload, urlParams, headers }) =>
         Effect.gen(function* () {
           const id = path.id

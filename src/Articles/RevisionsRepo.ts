@@ -1,9 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { contentFields } from "../Domain/Article.js"
+import { ArticleContent, contentFields } from "../Domain/Article.js"
 import { RevisionOrigin } from "../Domain/Credential.js"
 import { ArticleId } from "../Domain/Ids.js"
-import { NewRevision, RevisionEntry, RevisionRow } from "../Domain/Revision.js"
+import { offsetOf, type Page } from "../Domain/Pagination.js"
+import { NewRevision, RevisionEntry, RevisionRow, RevisionSummary } from "../Domain/Revision.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
 
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/RevisionsRepo", {
@@ -65,7 +66,62 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
         order by r.number desc`
     })
 
+    // A revision as the API shows it, against the revision before it (`p`, none for the first: then every field with
+    // a value counts as changed). Who made it: the key's name, else the assistant's, else the person's e-mail.
+    const summary = sql`r.number, r.origin, r.reason, ${sql.unsafe(rfc3339("r.created_at"))} as created_at,
+      coalesce(k.name, c.client_name, u.email) as actor,
+      array_remove(array[${sql.csv(
+        contentFields.map(
+          (field) => sql`case when p.${sql(field)} is distinct from r.${sql(field)} then ${field}::text end`
+        )
+      )}], null) as changed`
+    // The revision before `r` along article_revisions_article_number_key; the other joins are by primary key (and
+    // oauth_clients' unique client_id).
+    const joins = sql`
+      left join lateral (
+        select ${sql.csv(contentFields.map((field) => sql`b.${sql(field)}`))} from article_revisions b
+        where b.article_id = r.article_id and b.number < r.number order by b.number desc limit 1
+      ) p on true
+      left join users u on u.id = r.user_id
+      left join api_keys k on k.id = r.api_key_id
+      left join oauth_clients c on c.client_id = r.oauth_client_id`
+
+    // Newest first, along article_revisions_article_number_key.
+    const page = (id: ArticleId, page: Page) =>
+      Effect.all({
+        rows: SqlSchema.findAll({
+          Request: ArticleId,
+          Result: RevisionSummary,
+          execute: (articleId) => sql`select ${summary} from article_revisions r ${joins}
+            where r.article_id = ${articleId} order by r.number desc
+            limit ${page.per_page} offset ${offsetOf(page)}`
+        })(id),
+        total: SqlSchema.single({
+          Request: ArticleId,
+          Result: Schema.Struct({ total: Schema.Number }),
+          execute: (articleId) =>
+            sql`select count(*)::int as total from article_revisions where article_id = ${articleId}`
+        })(id).pipe(Effect.map((row) => row.total))
+      }).pipe(Effect.orDie)
+
+    const detail = SqlSchema.findOne({
+      Request: Schema.Struct({ article_id: ArticleId, number: Schema.Number }),
+      Result: Schema.Struct({
+        ...RevisionSummary.fields,
+        ...ArticleContent.fields,
+        previous_body: Schema.NullOr(Schema.String)
+      }),
+      execute: (req) => sql`
+        select ${summary}, ${sql.csv(contentFields.map((field) => sql`r.${sql(field)}`))}, p.body as previous_body
+        from article_revisions r ${joins}
+        where r.article_id = ${req.article_id} and r.number = ${req.number}`
+    })
+
     return {
+      /** A page of the article's revisions as the API lists them, newest first, and how many it has in all. */
+      page,
+      /** One revision as the API shows it, with the body of the revision before (null for the first). */
+      detail: (articleId: ArticleId, number: number) => detail({ article_id: articleId, number }).pipe(Effect.orDie),
       entries: (articleId: ArticleId) => entries(articleId).pipe(Effect.orDie),
       insert: (revision: typeof NewRevision.Type) => insert(revision).pipe(Effect.orDie),
       /**

@@ -146,6 +146,17 @@ export const noChange = (content: ArticleContent): Preview => ({
   ...changeFlags(content, content)
 })
 
+/** A restore's body: only why, since the content is the revision's. */
+export const RestoreRevisionPayload = Schema.Struct({
+  reason: Schema.optional(
+    Reason.annotations({
+      description:
+        "Why the revision is brought back, one line; kept with the new revision (default: Restored revision N)."
+    })
+  )
+})
+export type RestoreRevisionPayload = typeof RestoreRevisionPayload.Type
+
 /** `dry_run` on PUT, PATCH and the featured image. */
 export const DryRunQuery = Schema.Struct({
   dry_run: Schema.optional(

@@ -13,6 +13,8 @@ export interface Credential {
    * grant lacks the `content:write` scope). Its writes are 403 `forbidden`.
    */
   readonly canWrite: boolean
+  /** For a signed-in user's MCP token: the assistant (OAuth client) it was granted to, named by the revisions it makes. */
+  readonly clientId?: string | undefined
 }
 
 /**

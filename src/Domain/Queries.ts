@@ -38,6 +38,9 @@ export type ArticlesQuery = typeof ArticlesQuery.Type
 export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
 export type BacklinksQuery = typeof BacklinksQuery.Type
 
+export const RevisionsQuery = Schema.Struct(PageQuery)
+export type RevisionsQuery = typeof RevisionsQuery.Type
+
 /** The most months the stats' month-by-month series covers: two years. */
 export const MAX_STATS_MONTHS = 24
 

@@ -31,7 +31,8 @@ export class AccessTokens extends Effect.Service<AccessTokens>()("OAuth/AccessTo
             id: row.user_id,
             accountId: row.account_id,
             isAdmin: row.is_admin,
-            canWrite: allowsWrite(row.scope)
+            canWrite: allowsWrite(row.scope),
+            clientId: row.client_id
           } satisfies Credential,
           count: row.count,
           edits: row.edits

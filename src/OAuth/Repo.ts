@@ -46,7 +46,12 @@ const AccessMatch = Schema.Struct({
   is_admin: Schema.Boolean,
   scope: Schema.String
 })
-const CountedAccessMatch = Schema.Struct({ ...AccessMatch.fields, count: Schema.Number, edits: Schema.Number })
+const CountedAccessMatch = Schema.Struct({
+  ...AccessMatch.fields,
+  client_id: Schema.String,
+  count: Schema.Number,
+  edits: Schema.Number
+})
 
 /**
  * Authorization codes, grants and tokens. Every secret is looked up by its SHA-256 hash; every time comes from the
@@ -219,7 +224,8 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
         Result: CountedAccessMatch,
         execute: () => sql`
           with found as (
-            select g.id as grant_id, g.last_used_at, coalesce(t.scope, g.scope) as scope, u.id as user_id, u.account_id, u.is_admin
+            select g.id as grant_id, g.client_id, g.last_used_at, coalesce(t.scope, g.scope) as scope, u.id as user_id,
+              u.account_id, u.is_admin
             from oauth_access_tokens t
             join oauth_grants g on g.id = t.grant_id
             join users u on u.id = g.user_id
@@ -233,7 +239,7 @@ export class OAuthRepo extends Effect.Service<OAuthRepo>()("OAuth/Repo", {
           ), counted as (
             ${countRequestSql(sql, sql`${counter.prefix} || found.user_id`, counter.windowStart, sql`from found`)}
           )
-          select user_id, account_id, is_admin, scope, (select count from counted) as count,
+          select user_id, account_id, is_admin, scope, client_id, (select count from counted) as count,
             ${editsUsedSql(sql, sql`found.account_id`, counter.day)} as edits
           from found`
       })(undefined).pipe(Effect.orDie)

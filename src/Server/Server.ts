@@ -35,6 +35,7 @@ import { MediaStore } from "../Media/MediaStore.js"
 import { MetaHttpLive } from "../Meta/Http.js"
 import { AccessTokens } from "../OAuth/AccessTokens.js"
 import { OAuthRoutesLive } from "../OAuth/Http.js"
+import { RevisionsHttpLive } from "../Revisions/Http.js"
 import { SignInRoutesLive } from "../SignIn/Http.js"
 import { ResetRoutesLive } from "../SignIn/ResetHttp.js"
 import { SitesHttpLive } from "../Sites/Http.js"
@@ -73,7 +74,7 @@ export const ServicesLive = Layer.mergeAll(
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SitesHttpLive, ArticlesHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
+  Layer.provide([SitesHttpLive, ArticlesHttpLive, RevisionsHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
   Layer.provide([AuthenticationLive, CallLogLive(Api), RequestLimitLive, RequestBodyLive(Api)])
 )
 

@@ -72,11 +72,8 @@ export const RevisionRoutesLive = HttpApiBuilder.Router.use((router) =>
             const found = yield* withRevision(viewer)
             if (Option.isNone(found)) return notFoundPage(viewer, "revision")
             const { article, revision } = found.value
-            const context: EditContext = {
-              credential: viewer.credential,
-              origin: "editor",
-              reason: `Restored revision ${revision.number}`
-            }
+            // The reason is the restore's own: "Restored revision N".
+            const context: EditContext = { credential: viewer.credential, origin: "editor" }
             const outcome = yield* Effect.either(edits.restore(context, article.id, revision.number))
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "revision")

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
-import type { ArticleId } from "../../src/Domain/Ids.js"
+import type { Credential } from "../../src/Domain/Credential.js"
+import type { AccountId, ArticleId } from "../../src/Domain/Ids.js"
 
 /** An error answer: its status, its error code, and a message. */
 export const assertError = (
@@ -36,3 +37,12 @@ export const revisionNumbers = (id: ArticleId) =>
 export const PARTNER = { type: "backlink", href: "https://partner.example.com/", text: "partner site" }
 export const protectedBody =
   '<p>Intro with <a data-service-protected="backlink" href="https://partner.example.com/">partner site</a> in it.</p><p>Second paragraph.</p>'
+
+/** A signed-in user's credential for the account's first user, as the editor would have it. */
+export const userCredentialOf = (accountId: AccountId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ id: number }>`select id from users where account_id = ${accountId}`.pipe(Effect.orDie)
+    const credential: Credential = { kind: "user", id: Number(rows[0]!.id), accountId, isAdmin: false, canWrite: true }
+    return credential
+  })

@@ -1,3 +1,4 @@
+import type { SqlClient } from "@effect/sql"
 import { assert, describe, type Vitest } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { ValidationError } from "../../src/Domain/Errors.js"
@@ -13,17 +14,22 @@ export interface ListUnderTest {
   /** One page through the typed client. */
   readonly list: (
     page: Page
-  ) => Effect.Effect<{ readonly data: ReadonlyArray<{ readonly id: number }>; readonly meta: PageMeta }, unknown>
+  ) => Effect.Effect<{ readonly data: ReadonlyArray<object>; readonly meta: PageMeta }, unknown>
 }
 
 export interface ListContract {
   /** Names the endpoint in the test names, e.g. `GET /sites/{id}/articles`. */
   readonly endpoint: string
   /** A list of its own (on a fresh account) holding `count` items. */
-  readonly listWith: (count: number) => Effect.Effect<ListUnderTest, never, TestApp>
+  readonly listWith: (count: number) => Effect.Effect<ListUnderTest, never, TestApp | SqlClient.SqlClient>
+  /** The field that tells the items apart: `id` unless said (a revision's is its `number`). */
+  readonly idField?: string
 }
 
-const RawPage = Schema.Struct({ data: Schema.Array(Schema.Struct({ id: Schema.Number })), meta: PageMeta })
+const RawPage = Schema.Struct({
+  data: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  meta: PageMeta
+})
 
 /** GET `path` as written, with the key as a bearer token: the status and the parsed JSON answer. */
 const rawGet = (path: string, key: string) =>
@@ -42,16 +48,16 @@ const validationErrorOf = (path: string, key: string) =>
     return yield* Schema.decodeUnknown(ValidationError.Body)(json)
   })
 
-const idsOf = (page: { readonly data: ReadonlyArray<{ readonly id: number }> }) => page.data.map((item) => item.id)
-
 /**
  * Registers the tests of the contract's "Lists" rules that every list endpoint shares: the default page size,
  * `last_page`, pages past the end, and the bounds of `page` and `per_page`. Each test builds its own list with
  * `listWith`. The order of the items is the feature's own rule and is tested beside it; here a page is compared
  * with the same items read in one page of 100.
  */
-export const listContract = (it: Vitest.MethodsNonLive<TestApp>, contract: ListContract) =>
+export const listContract = (it: Vitest.MethodsNonLive<TestApp | SqlClient.SqlClient>, contract: ListContract) =>
   describe(`${contract.endpoint}: the list contract`, () => {
+    const idsOf = (page: { readonly data: ReadonlyArray<object> }): Array<unknown> =>
+      page.data.map((item) => Reflect.get(item, contract.idField ?? "id"))
     it.effect("without page or per_page it answers page 1 of 20: 21 items are 20 on page 1 and 1 on page 2", () =>
       Effect.gen(function* () {
         const { key, path, list } = yield* contract.listWith(21)
@@ -101,7 +107,7 @@ export const listContract = (it: Vitest.MethodsNonLive<TestApp>, contract: ListC
         const { list } = yield* contract.listWith(5)
         const all = idsOf(yield* list({ page: 1, per_page: 100 }))
         assert.strictEqual(all.length, 5)
-        const paged: Array<number> = []
+        const paged: Array<unknown> = []
         for (const page of [1, 2, 3]) paged.push(...idsOf(yield* list({ page, per_page: 2 })))
         assert.deepStrictEqual(paged, all)
       })

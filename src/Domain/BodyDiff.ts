@@ -34,13 +34,14 @@ const lcsDiff = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): Array<Diff
 }
 
 /**
- * A line diff of `before` → `after`. Lines are split on `\n`; the result lists every line of both texts once, in
+ * A line diff of `before` → `after`. Lines are split on `\n` (an empty text has none); the result lists every line of both texts once, in
  * order. The lines both texts start and end with are matched first, so that an edit of a long body compares only the
  * region that changed.
  */
 export const lineDiff = (before: string, after: string): ReadonlyArray<DiffLine> => {
-  const a = before.split("\n")
-  const b = after.split("\n")
+  // An empty text has no lines (not one empty line): revision 1 is compared with nothing.
+  const a = before === "" ? [] : before.split("\n")
+  const b = after === "" ? [] : after.split("\n")
   let start = 0
   while (start < a.length && start < b.length && a[start] === b[start]) start++
   let endA = a.length
@@ -77,4 +78,52 @@ export const foldDiff = (lines: ReadonlyArray<DiffLine>, context = 3): ReadonlyA
   })
   if (folded > 0) out.push({ kind: "gap", lines: folded })
   return out
+}
+
+/**
+ * The unified diff of `before` → `after` (`---`/`+++` headers named by `labels`, then hunks with three kept lines of
+ * context), from the same line diff the pages show; empty when the texts are equal. A dry run's preview and a
+ * revision's `diff` are this, so every door compares bodies one way.
+ */
+export const unifiedDiff = (
+  before: string,
+  after: string,
+  labels: { readonly from: string; readonly to: string },
+  context = 3
+): string => {
+  if (before === after) return ""
+  const lines = lineDiff(before, after)
+  // Lines of the old and of the new text that come before each line of the diff.
+  const oldBefore: Array<number> = []
+  const newBefore: Array<number> = []
+  let old = 0
+  let next = 0
+  for (const line of lines) {
+    oldBefore.push(old)
+    newBefore.push(next)
+    if (line.kind !== "added") old++
+    if (line.kind !== "removed") next++
+  }
+  oldBefore.push(old)
+  newBefore.push(next)
+  const hunks: Array<{ start: number; end: number }> = []
+  lines.forEach((line, index) => {
+    if (line.kind === "same") return
+    const start = Math.max(0, index - context)
+    const end = Math.min(lines.length, index + context + 1)
+    const last = hunks[hunks.length - 1]
+    if (last !== undefined && start <= last.end) last.end = end
+    else hunks.push({ start, end })
+  })
+  const range = (first: number, count: number) => `${count === 0 ? first : first + 1},${count}`
+  const out = [`--- ${labels.from}`, `+++ ${labels.to}`]
+  for (const { start, end } of hunks) {
+    const oldCount = oldBefore[end]! - oldBefore[start]!
+    const newCount = newBefore[end]! - newBefore[start]!
+    out.push(`@@ -${range(oldBefore[start]!, oldCount)} +${range(newBefore[start]!, newCount)} @@`)
+    for (const line of lines.slice(start, end)) {
+      out.push(`${line.kind === "same" ? " " : line.kind === "removed" ? "-" : "+"}${line.text}`)
+    }
+  }
+  return `${out.join("\n")}\n`
 }
