@@ -72,6 +72,9 @@ async function bundle() {
     // PGlite loads its WebAssembly and data files from beside its own modules; pg-native is an optional addon of pg.
     // piscina starts its threads from a script of its own, found beside its modules.
     external: ["@electric-sql/*", "pg-native", "piscina"],
+    // jsonc-parser's main entry is a UMD module whose require() of its own parts a bundle cannot follow: its ES
+    // module build is the same code.
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
     // Bundled CommonJS packages (pg, …) call require() for Node's own modules.
     banner: {
       js: 'import { createRequire as __cbsCreateRequire } from "node:module"; const require = __cbsCreateRequire(import.meta.url);'

@@ -46,7 +46,8 @@ export default async function setup(project: TestProject) {
       migrate.pipe(Effect.provide(layerPostgres(Redacted.make(withDatabase(url, template)), 1)), Effect.scoped)
     )
     project.provide("templateDatabase", template)
-    project.provide("embeddedTemplate", "")
+    // The tests of the embedded server itself open a copy of the template on PostgreSQL runs too.
+    project.provide("embeddedTemplate", existsSync(join(templateDirectory, "PG_VERSION")) ? templateDirectory : "")
     return async () => {
       await admin.query(`drop database if exists ${template} with (force)`)
       await admin.end()
