@@ -258,6 +258,25 @@ layer(TestServerLive)("article revisions through the API", (it) => {
       })
     )
 
+    it.effect("no body at all restores with the default reason; a body without its JSON content type is 422", () =>
+      Effect.gen(function* () {
+        const { key, id } = yield* articleWithHistory
+        const bare = yield* restore(id, 1, key, { json: undefined })
+        assert.strictEqual(bare.status, 200, bare.text)
+        const [reason] = yield* Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ reason: string }>`select reason from article_revisions where article_id = ${id} and number = 4`
+        ).pipe(Effect.orDie)
+        assert.strictEqual(reason?.reason, "Restored revision 1")
+        const untyped = yield* restore(id, 2, key, { json: undefined, body: '{"reason":"x"}' })
+        assertError(untyped, 422, "validation_error")
+        assert.include(untyped.body.message, "application/json")
+        // An edit must say what it changes: PATCH with no body is refused as before.
+        assertError(yield* request("PATCH", `/api/v1/articles/${id}`, { key }), 422, "validation_error")
+        assert.deepStrictEqual(yield* revisionNumbers(id), [1, 2, 3, 4])
+      })
+    )
+
     it.effect("the body is strict: an unknown field is 422 validation_error naming it", () =>
       Effect.gen(function* () {
         const { key, id } = yield* articleWithHistory

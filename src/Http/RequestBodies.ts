@@ -1,5 +1,5 @@
 import { HttpApi, type HttpApiGroup, HttpApiSchema, HttpRouter, HttpServerRequest, Multipart } from "@effect/platform"
-import { Effect, Layer, Option, Stream } from "effect"
+import { Effect, Layer, Option, Schema, Stream } from "effect"
 import { RequestBody } from "../Api/Middleware.js"
 import { MAX_IMAGE_BYTES } from "../Domain/ArticleEdits.js"
 import { ValidationError } from "../Domain/Errors.js"
@@ -100,10 +100,16 @@ const completeMultipart = (request: HttpServerRequest.HttpServerRequest, boundar
     return rebuilt()
   })
 
+/** What an endpoint's body may be: its content types, and whether no body at all means `{}` (every field optional). */
+interface Accepted {
+  readonly types: ReadonlyArray<string>
+  readonly mayBeAbsent: boolean
+}
+
 const accepted = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
   api: HttpApi.HttpApi<Id, Groups, E, R>
 ) => {
-  const types = new Map<string, ReadonlyArray<string>>()
+  const types = new Map<string, Accepted>()
   HttpApi.reflect(api, {
     onGroup: () => undefined,
     onEndpoint: ({ endpoint }) => {
@@ -112,10 +118,10 @@ const accepted = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.An
       const members = ast._tag === "Union" ? ast.types : [ast]
       const multipart = members.some((member) => HttpApiSchema.getMultipart(member) !== undefined)
       const json = members.some((member) => HttpApiSchema.getMultipart(member) === undefined)
-      types.set(`${endpoint.method} ${endpoint.path}`, [
-        ...(json ? ["application/json"] : []),
-        ...(multipart ? ["multipart/form-data"] : [])
-      ])
+      types.set(`${endpoint.method} ${endpoint.path}`, {
+        types: [...(json ? ["application/json"] : []), ...(multipart ? ["multipart/form-data"] : [])],
+        mayBeAbsent: !multipart && Option.isSome(Schema.decodeUnknownOption(endpoint.payloadSchema.value)({}))
+      })
     }
   })
   return types
@@ -130,10 +136,28 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const { route } = yield* HttpRouter.RouteContext
-      const takes = types.get(`${route.method} ${route.path}`)
-      if (takes === undefined) return request
+      const endpoint = types.get(`${route.method} ${route.path}`)
+      if (endpoint === undefined) return request
+      const takes = endpoint.types
       const contentType = request.headers["content-type"]
       const sent = mediaTypeOf(contentType)
+      // A request with no body at all (no Content-Type, no length, not chunked), where every field is optional
+      // (a restore's reason): read as the empty object, as `curl -X POST` is meant.
+      if (
+        endpoint.mayBeAbsent &&
+        sent === "" &&
+        (request.headers["content-length"] ?? "0") === "0" &&
+        request.headers["transfer-encoding"] === undefined
+      ) {
+        const headers = new Headers()
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
+        }
+        headers.set("content-type", "application/json")
+        return HttpServerRequest.fromWeb(
+          new Request(`http://in-process${request.url}`, { method: request.method, headers, body: "{}" })
+        )
+      }
       if (!takes.includes(sent)) {
         return yield* new ValidationError({
           message: `${sent === "" ? "The request has no Content-Type" : `Content-Type ${sent} is not accepted`}: this endpoint takes ${takes.join(" or ")}.`

@@ -74,7 +74,7 @@ export class RevisionsApi extends authenticated(
         .annotateContext(
           endpointDescribed(
             "Restore a revision of an article",
-            "Makes a new revision whose content (title, body, meta description, featured image) equals revision n's: a change like any other, stored with origin API (MCP for the agent tool), the reason given (default: Restored revision n), after the same protected-link check against the current body (422 protected_link_violation). If-Match, Idempotency-Key, dry_run (a preview: nothing saved, no quota used) and the day's edit quota apply as for PATCH. Restoring the current content changes nothing: 200 and no revision. The body is JSON: `{}`, or an object with a reason."
+            "Makes a new revision whose content (title, body, meta description, featured image) equals revision n's: a change like any other, stored with origin API (MCP for the agent tool), the reason given (default: Restored revision n), after the same protected-link check against the current body (422 protected_link_violation). If-Match, Idempotency-Key, dry_run (a preview: nothing saved, no quota used) and the day's edit quota apply as for PATCH. Restoring the current content changes nothing: 200 and no revision. The body is optional: none, or JSON with a reason."
           )
         )
     )
