@@ -56,25 +56,6 @@ export const follow = (page: Page, click: () => Promise<void>) =>
 // biome-ignore lint/performance/useDomNodeTextContent: this is Playwright's Locator, and the rendered text is the point
 export const text = (page: Page, selector: string) => inBrowser(() => page.locator(selector).first().innerText())
 
-export const PARTNER = { href: "https://partner.example/", text: "our partner" }
-export const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a> today.</p>`
-
-export const articleRow = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ title: string; body: string }>`select title, body from articles where id = ${id}`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.orDie
-    )
-  )
-
-export const revisions = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ number: number; origin: string; title: string; body: string }>`
-      select number, origin, title, body from article_revisions where article_id = ${id} order by number`.pipe(
-      Effect.orDie
-    )
-  )
-
 /** Stores revision 1 of an article as an import does: origin rewrite, reason `import <file>`, the text as it came. */
 export const importedOriginal = (id: ArticleId, fields: { readonly title: string; readonly body: string }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
