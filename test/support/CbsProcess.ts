@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -27,6 +27,14 @@ export const tempDir = (prefix: string) =>
     Effect.sync(() => mkdtempSync(join(tmpdir(), prefix))),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
+
+/** A file `name` holding `contents`, in a fresh directory removed when the scope closes: its path. */
+export const tempFile = (name: string, contents: string) =>
+  Effect.map(tempDir("cbs-test-"), (dir) => {
+    const file = join(dir, name)
+    writeFileSync(file, contents)
+    return file
+  })
 
 /** The environment of a `cbs` on the embedded database in `dataDir`, with nothing inherited that would change that. */
 export const embeddedEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
