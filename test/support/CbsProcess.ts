@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
+import { PATIENCE } from "./Eventually.js"
 import { freshPostgresUrl } from "./TestDatabase.js"
 
 // The real program, `node bin/cbs.js …`, as child processes on an embedded database in a temporary DATA_DIR.
@@ -87,6 +88,19 @@ export const startCbs = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
     ({ child }) =>
       Effect.sync(() => (child.exitCode === null && child.signalCode === null ? child.kill("SIGKILL") : true))
   )
+
+/**
+ * `cbs serve` started on `env` (which names its PORT), once its banner is printed to the end: the running process
+ * and the API key the banner shows. A first start creates the database and imports the demo data: a minute or two on
+ * a loaded machine.
+ */
+export const serveReady = (env: NodeJS.ProcessEnv) =>
+  Effect.gen(function* () {
+    const served = yield* startCbs(["serve"], env)
+    const key = yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
+    yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout(PATIENCE))
+    return { served, key }
+  })
 
 /**
  * `cbs …args` run to its end: exit code and output. One still running after `seconds` is killed and reported with
