@@ -98,22 +98,15 @@ const sendWithHttp = (origin: URL, req: RawRequest, timeoutMs: number): Promise<
         const chunks: Array<Buffer> = []
         res.on("data", (chunk: Buffer) => chunks.push(chunk))
         res.on("error", () => undefined)
-        res.on("end", () =>
+        const answered = () =>
           settle({
             _tag: "Answered",
             status: res.statusCode ?? 0,
             headers: headerRecord(res.headers),
             text: Buffer.concat(chunks).toString("utf8")
           })
-        )
-        res.on("close", () =>
-          settle({
-            _tag: "Answered",
-            status: res.statusCode ?? 0,
-            headers: headerRecord(res.headers),
-            text: Buffer.concat(chunks).toString("utf8")
-          })
-        )
+        res.on("end", answered)
+        res.on("close", answered)
       }
     )
     const timer = setTimeout(() => settle({ _tag: "NoAnswer", afterMs: Date.now() - started }), timeoutMs)
