@@ -56,22 +56,32 @@ export const follow = (page: Page, click: () => Promise<void>) =>
 // biome-ignore lint/performance/useDomNodeTextContent: this is Playwright's Locator, and the rendered text is the point
 export const text = (page: Page, selector: string) => inBrowser(() => page.locator(selector).first().innerText())
 
-/** Stores revision 1 of an article as an import does: origin rewrite, reason `import <file>`, the text as it came. */
-export const importedOriginal = (id: ArticleId, fields: { readonly title: string; readonly body: string }) =>
+/** Stores `revision` as an article's revision 1, as if it had been saved before the test. */
+export const storedFirstRevision = (
+  id: ArticleId,
+  revision: {
+    readonly origin: string
+    readonly reason: string
+    readonly title: string
+    readonly body: string
+    readonly meta_description?: string
+  }
+) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.all([
-      sql`insert into article_revisions ${sql.insert({
-        article_id: id,
-        number: 1,
-        origin: "rewrite",
-        reason: "import garden-tools.json",
-        title: fields.title,
-        body: fields.body,
-        meta_description: "Old meta"
-      })}`,
+      sql`insert into article_revisions ${sql.insert({ article_id: id, number: 1, ...revision })}`,
       sql`update articles set revision = 1 where id = ${id}`
     ]).pipe(Effect.orDie)
   )
+
+/** Stores revision 1 of an article as an import does: origin rewrite, reason `import <file>`, the text as it came. */
+export const importedOriginal = (id: ArticleId, fields: { readonly title: string; readonly body: string }) =>
+  storedFirstRevision(id, {
+    origin: "rewrite",
+    reason: "import garden-tools.json",
+    meta_description: "Old meta",
+    ...fields
+  })
 
 /** Submits the editor with `fields` changed, then waits for the page that answers. */
 export const saveInEditor = (
