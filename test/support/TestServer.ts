@@ -70,6 +70,12 @@ const make = Effect.gen(function* () {
   const keys = yield* ApiKeys
   let counter = 0
   const next = () => ++counter
+  /** Inserts `row` into `table`: the new row's id. */
+  const insertRow = <Id>(table: string, row: Record<string, unknown>) =>
+    sql<{ id: Id }>`insert into ${sql(table)} ${sql.insert(row)} returning id`.pipe(
+      Effect.map((rows) => rows[0]!.id),
+      Effect.orDie
+    )
 
   const makeKey = (accountId: AccountId, options?: { readonly admin?: boolean }) =>
     keys.create({ accountId, name: `key ${next()}`, isAdmin: options?.admin ?? false }).pipe(
@@ -94,17 +100,14 @@ const make = Effect.gen(function* () {
       }).pipe(Effect.orDie),
     makeKey,
     makeSite: (accountId, fields) =>
-      sql<{ id: SiteId }>`insert into sites ${sql.insert({
+      insertRow<SiteId>("sites", {
         account_id: accountId,
         name: `Site ${next()}`,
         website_url: `https://site${counter}.example.com`,
         ...fields
-      })} returning id`.pipe(
-        Effect.map((rows) => rows[0]!.id),
-        Effect.orDie
-      ),
+      }),
     makeArticle: (siteId, fields) =>
-      sql<{ id: ArticleId }>`insert into articles ${sql.insert({
+      insertRow<ArticleId>("articles", {
         site_id: siteId,
         title: `Article ${next()}`,
         url: `https://example.com/blog/article-${counter}`,
@@ -112,12 +115,9 @@ const make = Effect.gen(function* () {
         body: "<p>Some text.</p>",
         word_count: 2,
         ...fields
-      })} returning id`.pipe(
-        Effect.map((rows) => rows[0]!.id),
-        Effect.orDie
-      ),
+      }),
     makeBacklink: (siteId, fields) =>
-      sql<{ id: BacklinkId }>`insert into backlinks ${sql.insert({
+      insertRow<BacklinkId>("backlinks", {
         site_id: siteId,
         acquired_at: "2026-10-02T00:00:00Z",
         source_domain: "news.example.org",
@@ -128,10 +128,7 @@ const make = Effect.gen(function* () {
         status: "live",
         category: "industry",
         ...fields
-      })} returning id`.pipe(
-        Effect.map((rows) => rows[0]!.id),
-        Effect.orDie
-      )
+      })
   })
 })
 
