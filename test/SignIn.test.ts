@@ -31,6 +31,9 @@ const makeUser = Effect.gen(function* () {
   return { app, email, accountId, browser: makeBrowser(app.baseUrl) }
 })
 
+/** At the start of a test: the clock started, and a new user. */
+const newUser = Effect.andThen(startClock, makeUser)
+
 const count = (table: "web_sessions") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ n: number }>`select count(*)::int as n from ${sql(table)}`.pipe(
@@ -75,8 +78,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "the form carries a token tied to its cookie; posted from this site's origin, or with none, it signs in",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { app, email, browser } = yield* makeUser
+          const { app, email, browser } = yield* newUser
           const form = yield* browser.get("/signin")
           const cookie = form.headers.getSetCookie().find((line) => line.startsWith("cbs_signin="))!
           assert.match(cookie, /HttpOnly/i)
@@ -95,8 +97,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("a POST from another origin is refused with 403 even with the right token and cookie", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const before = yield* count("web_sessions")
         for (const origin of ["http://evil.example", "null", "http://localhost:1"]) {
           const reply = yield* submitSignIn(browser, { email, password: PASSWORD }, { origin })
@@ -112,8 +113,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "a POST without the pre-session cookie, or with a missing, wrong or foreign token, is refused with 403",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { app, email, browser } = yield* makeUser
+          const { app, email, browser } = yield* newUser
           const fields = { email, password: PASSWORD }
           // An auto-submitted form on another site: no cookie of the sign-in form, no token.
           const forged = yield* browser.post("/signin", fields)
@@ -139,8 +139,7 @@ layer(TestServerLive)("sign-in", (it) => {
   describe("what the form takes", () => {
     it.effect("an e-mail or a password holding NUL re-shows the form with 422 and a message, never a 500", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const before = yield* count("web_sessions")
         for (const fields of [
           { email: `a\u0000${email}`, password: PASSWORD },
@@ -160,8 +159,7 @@ layer(TestServerLive)("sign-in", (it) => {
   describe("where sign-in leads", () => {
     it.effect("a return_to outside ASCII is answered 303 with a percent-encoded Location, not a 500", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, email, browser } = yield* makeUser
+        const { app, email, browser } = yield* newUser
         const before = yield* count("web_sessions")
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/sites/€?q=é" })
         assert.strictEqual(reply.status, 303, reply.text)
@@ -179,8 +177,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("signing in at /signin without return_to lands on the websites page, and /signin then links there", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD })
         assert.strictEqual(reply.status, 303, reply.text)
         assert.strictEqual(reply.location, "/sites")
@@ -196,8 +193,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("sign-in only returns to a path on this site", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, email } = yield* makeUser
+        const { app, email } = yield* newUser
         for (const returnTo of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
           const reply = yield* submitSignIn(makeBrowser(app.baseUrl), {
             email,
@@ -212,8 +208,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("a return_to whose dot segments resolve to //host is dropped, never sent on as a network path", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/a/../..//evil.example/" })
         assert.strictEqual(reply.status, 303)
         assert.notInclude(reply.location ?? "", "evil.example")
@@ -224,8 +219,7 @@ layer(TestServerLive)("sign-in", (it) => {
   describe("throttling", () => {
     it.effect("after 10 wrong passwords for an e-mail within 15 minutes, even the right password waits", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         for (let i = 0; i < 10; i++) {
           const reply = yield* submitSignIn(browser, { email, password: `wrong ${i}` })
           assert.strictEqual(reply.status, 401)
@@ -243,8 +237,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("60 wrong passwords sent at once check at most 10, and the right password after them waits", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const csrf = yield* signInFormToken(browser)
         const replies = yield* Effect.all(
           Array.from({ length: 60 }, (_, i) =>
@@ -265,8 +258,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("a right password gives back only its own slot: the wrong ones before it still count", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         for (let i = 0; i < 9; i++) {
           assert.strictEqual((yield* submitSignIn(browser, { email, password: `wrong ${i}` })).status, 401)
         }
@@ -279,8 +271,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("wrong passwords for 10 different e-mails from one client address lock that address", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser } = yield* makeUser
+        const { browser } = yield* newUser
         for (let i = 0; i < 10; i++) {
           const reply = yield* submitSignIn(browser, { email: `nobody-${i}@example.com`, password: "wrong" })
           assert.strictEqual(reply.status, 401)
@@ -296,8 +287,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "an N=2^15 hash is replaced by an N=2^17 one at the next sign-in, and a wrong password changes nothing",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { email, accountId } = yield* makeUser
+          const { email, accountId } = yield* newUser
           const sql = yield* SqlClient.SqlClient
           const old = hashAtN15(PASSWORD)
           yield* sql`update users set password_hash = ${old} where account_id = ${accountId}`.pipe(Effect.orDie)
@@ -321,8 +311,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "while every password check is taken and the waiting room is full, a sign-in is answered 503 with Retry-After and the form, never queued",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { email, browser } = yield* makeUser
+          const { email, browser } = yield* newUser
           const checks = yield* PasswordChecks
           const release = yield* Deferred.make<void>()
           // The test's own "checks" take every permit and every place in the waiting room, one after another.
