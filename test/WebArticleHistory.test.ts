@@ -5,7 +5,15 @@ import { PROTECTED_BODY, revisions, withArticle } from "./support/ArticlePage.js
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { callToolRaw } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { assertPageHeaders, assistantOf, open, patchArticle, readByApiAndMcp, rowWith } from "./support/WebPages.js"
+import {
+  assertPageHeaders,
+  assistantOf,
+  open,
+  patchArticle,
+  readByApiAndMcp,
+  rowCount,
+  rowWith
+} from "./support/WebPages.js"
 
 layer(TestServerLive)("web pages: an article's revisions and activity", (it) => {
   describe("revisions", () => {
@@ -126,7 +134,7 @@ layer(TestServerLive)("web pages: an article's revisions and activity", (it) => 
         assert.include(rowWith(activity.text, "get_article"), "MCP")
         assert.include(rowWith(activity.text, `GET /api/v1/articles/${articleId}`), "API")
         const onlyEditor = yield* open(browser, `/articles/${articleId}/activity?origin=editor`)
-        assert.strictEqual((onlyEditor.text.match(/<tr><th scope="row">/g) ?? []).length, 4)
+        assert.strictEqual(rowCount(onlyEditor.text), 4)
         assert.notInclude(onlyEditor.text, "get_article")
         const onlyMcp = yield* open(browser, `/articles/${articleId}/activity?origin=MCP`)
         assert.notInclude(onlyMcp.text, "first save")
@@ -226,12 +234,12 @@ layer(TestServerLive)("web pages: an article's revisions and activity", (it) => 
           })}`.pipe(Effect.orDie)
         }
         const first = yield* open(browser, `/articles/${articleId}/activity`)
-        assert.strictEqual((first.text.match(/<tr><th scope="row">/g) ?? []).length, 50)
+        assert.strictEqual(rowCount(first.text), 50)
         assert.include(first.text, "call=50")
         assert.notInclude(first.text, "call=0<")
         assert.include(first.text, `href="/articles/${articleId}/activity?page=2" rel="next"`)
         const second = yield* open(browser, `/articles/${articleId}/activity?page=2`)
-        assert.strictEqual((second.text.match(/<tr><th scope="row">/g) ?? []).length, 1)
+        assert.strictEqual(rowCount(second.text), 1)
         assert.include(second.text, "call=0<")
         assert.notInclude(second.text, 'rel="next"')
       })
