@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { PROTECTED_BODY, revisions, withArticle } from "./support/ArticlePage.js"
+import { articleEditor, PROTECTED_BODY, revisions, withArticle } from "./support/ArticlePage.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { callToolRaw } from "./support/McpClient.js"
 import { TestServerLive } from "./support/TestServer.js"
@@ -21,14 +21,13 @@ layer(TestServerLive)("web pages: an article's revisions and activity", (it) => 
       "a revision shows its content and a diff against the current body; Restore stores a new editor revision",
       () =>
         Effect.gen(function* () {
-          const { browser, articleId } = yield* withArticle
-          let page = yield* open(browser, `/articles/${articleId}`)
-          const edit = (body: string, title: string) =>
-            browser.post(`/articles/${articleId}/edit`, { csrf: page.csrf, title, meta_description: "Old meta", body })
-          assert.strictEqual((yield* edit(`${PROTECTED_BODY}\n<p>First version.</p>`, "First")).status, 303)
-          assert.strictEqual((yield* edit(`${PROTECTED_BODY}\n<p>Second version.</p>`, "Second")).status, 303)
+          const { browser, articleId, save } = yield* articleEditor
+          for (const title of ["First", "Second"]) {
+            const saved = yield* save({ title, body: `${PROTECTED_BODY}\n<p>${title} version.</p>` })
+            assert.strictEqual(saved.status, 303)
+          }
           const [first, second] = yield* revisions(articleId)
-          page = yield* open(browser, `/articles/${articleId}/revisions/${first!.number}`)
+          const page = yield* open(browser, `/articles/${articleId}/revisions/${first!.number}`)
           assert.include(page.text, `<h1>Revision ${first!.number} of <bdi>Second</bdi></h1>`)
           assert.include(page.text, "<del>- &lt;p&gt;First version.&lt;/p&gt;</del>")
           assert.include(page.text, "<ins>+ &lt;p&gt;Second version.&lt;/p&gt;</ins>")
