@@ -12,7 +12,14 @@ import { HttpServerLive } from "../src/Server/Server.js"
 import type { Database } from "../src/Sql/Database.js"
 import { clockStarts } from "./support/Clock.js"
 import { waitUntil } from "./support/Eventually.js"
-import { hiddenField, makeBrowser, signInFormToken, submitSignIn, withToken } from "./support/McpClient.js"
+import {
+  type Browser,
+  hiddenField,
+  makeBrowser,
+  signInFormToken,
+  submitSignIn,
+  withToken
+} from "./support/McpClient.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD } from "./support/WebPages.js"
 
@@ -33,6 +40,17 @@ const makeUser = Effect.gen(function* () {
 
 /** At the start of a test: the clock started, and a new user. */
 const newUser = Effect.andThen(startClock, makeUser)
+
+/** `times` sign-ins with the wrong credentials `attempt(i)` gives, each refused 401. */
+const refused = (
+  browser: Browser,
+  times: number,
+  attempt: (i: number) => { readonly email: string; readonly password: string }
+) =>
+  Effect.forEach(
+    Array.from({ length: times }, (_, i) => i),
+    (i) => Effect.map(submitSignIn(browser, attempt(i)), (reply) => assert.strictEqual(reply.status, 401, reply.text))
+  )
 
 const count = (table: "web_sessions") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -220,10 +238,7 @@ layer(TestServerLive)("sign-in", (it) => {
     it.effect("after 10 wrong passwords for an e-mail within 15 minutes, even the right password waits", () =>
       Effect.gen(function* () {
         const { email, browser } = yield* newUser
-        for (let i = 0; i < 10; i++) {
-          const reply = yield* submitSignIn(browser, { email, password: `wrong ${i}` })
-          assert.strictEqual(reply.status, 401)
-        }
+        yield* refused(browser, 10, (i) => ({ email, password: `wrong ${i}` }))
         const throttled = yield* submitSignIn(browser, { email: email.toUpperCase(), password: PASSWORD })
         assert.strictEqual(throttled.status, 429)
         assert.include(throttled.text, "wait")
@@ -259,9 +274,7 @@ layer(TestServerLive)("sign-in", (it) => {
     it.effect("a right password gives back only its own slot: the wrong ones before it still count", () =>
       Effect.gen(function* () {
         const { email, browser } = yield* newUser
-        for (let i = 0; i < 9; i++) {
-          assert.strictEqual((yield* submitSignIn(browser, { email, password: `wrong ${i}` })).status, 401)
-        }
+        yield* refused(browser, 9, (i) => ({ email, password: `wrong ${i}` }))
         assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 303)
         const other = makeBrowser((yield* TestApp).baseUrl)
         assert.strictEqual((yield* submitSignIn(other, { email, password: "wrong 9" })).status, 401)
@@ -272,10 +285,7 @@ layer(TestServerLive)("sign-in", (it) => {
     it.effect("wrong passwords for 10 different e-mails from one client address lock that address", () =>
       Effect.gen(function* () {
         const { browser } = yield* newUser
-        for (let i = 0; i < 10; i++) {
-          const reply = yield* submitSignIn(browser, { email: `nobody-${i}@example.com`, password: "wrong" })
-          assert.strictEqual(reply.status, 401)
-        }
+        yield* refused(browser, 10, (i) => ({ email: `nobody-${i}@example.com`, password: "wrong" }))
         const { email } = yield* makeUser
         assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 429)
       })
