@@ -10,8 +10,6 @@ import { cbs } from "./support/Cbs.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const DAY = 86_400_000
-/** Sets the test clock to the real time: that instant, in milliseconds. */
-const startNow = Effect.sync(() => Date.now()).pipe(Effect.tap((now) => TestClock.setTime(now)))
 const dayOf = (ms: number) => toCalendarDate(new Date(ms))
 const partitionOf = (day: string) => `audit_log_${day.replaceAll("-", "")}`
 /** Every day from `from` to `to`, inclusive. */
@@ -159,7 +157,8 @@ layer(TestServerLive)("the call log's day partitions", (it) => {
       "drops whole day partitions before the days kept and keeps the partitions and calls of the days within them",
       () =>
         Effect.gen(function* () {
-          const now = yield* startNow
+          const now = Date.now()
+          yield* TestClock.setTime(now)
           const audit = yield* AuditLog
           const repo = yield* AuditRepo
           const kept = yield* audit.daysKept
@@ -193,7 +192,8 @@ layer(TestServerLive)("the call log's day partitions", (it) => {
   describe("reads", () => {
     it.effect("the activity pages' reads scan only the partitions of their days, each through its index in order", () =>
       Effect.gen(function* () {
-        yield* startNow
+        const now = Date.now()
+        yield* TestClock.setTime(now)
         const app = yield* TestApp
         const audit = yield* AuditLog
         const repo = yield* AuditRepo
@@ -259,7 +259,8 @@ layer(TestServerLive)("the call log's day partitions", (it) => {
       "a page read from the last week alone is the page read from every day kept, also when a change older than the week comes between",
       () =>
         Effect.gen(function* () {
-          const now = yield* startNow
+          const now = Date.now()
+          yield* TestClock.setTime(now)
           const sql = yield* SqlClient.SqlClient
           const app = yield* TestApp
           const audit = yield* AuditLog
