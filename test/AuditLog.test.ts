@@ -75,8 +75,12 @@ const keyIdOf = (key: string) =>
     return credential.id
   })
 
-/** A fresh account with a website holding one article; its key and the key's id. */
+const NOW = "2026-11-21T12:00:00Z"
+const setNow = (iso: string) => TestClock.setTime(Date.parse(iso))
+
+/** At NOW, a fresh account with a website holding one article; its key and the key's id. */
 const accountWithArticle = Effect.gen(function* () {
+  yield* setNow(NOW)
   const app = yield* TestApp
   const { accountId, key } = yield* app.makeAccount()
   const siteId = yield* app.makeSite(accountId)
@@ -117,16 +121,12 @@ const withTableRenamed = <A, E, R>(table: string, effect: Effect.Effect<A, E, R>
     )
   })
 
-const NOW = "2026-11-21T12:00:00Z"
-const setNow = (iso: string) => TestClock.setTime(Date.parse(iso))
-
 layer(TestServerLive)("the call log", (it) => {
   describe("authenticated API calls", () => {
     it.effect(
       "every authenticated call appears exactly once with account, key, origin API, method, path without query, article id, status, duration and request id",
       () =>
         Effect.gen(function* () {
-          yield* setNow(NOW)
           const account = yield* accountWithArticle
           const { key, siteId, articleId } = account
           const calls: Array<readonly [Call, number | null]> = [
@@ -156,7 +156,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a 404 is recorded with its status, and with the article id of its path", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const account = yield* accountWithArticle
         const result = yield* call("GET", "/api/v1/articles/999999", account.key)
         assert.strictEqual(result.status, 404)
@@ -166,7 +165,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a 422 is recorded with its status and its path without the query string", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const account = yield* accountWithArticle
         const result = yield* call("GET", "/api/v1/sites?per_page=0", account.key)
         assert.strictEqual(result.status, 422)
@@ -176,7 +174,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a request-limit 429 is recorded with its status", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const account = yield* accountWithArticle
         yield* Effect.forEach(Array.from({ length: 60 }), () => call("GET", "/api/v1/sites", account.key))
         const result = yield* call("GET", "/api/v1/sites", account.key)
@@ -189,7 +186,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("an edit-limit 429 is recorded with its status and article id", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const sql = yield* SqlClient.SqlClient
         const account = yield* accountWithArticle
         yield* sql`insert into edit_counters (account_id, day, count)
@@ -203,7 +199,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a 500 is answered as internal_error with the request id and recorded with status 500", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const account = yield* accountWithArticle
         const result = yield* withTableRenamed(
           "backlinks",
@@ -247,7 +242,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a 401 with a revoked key is not attributed to the key or its account", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const sql = yield* SqlClient.SqlClient
         const keys = yield* ApiKeys
         const account = yield* accountWithArticle
@@ -317,7 +311,6 @@ layer(TestServerLive)("the call log", (it) => {
       "a change whose call-log row cannot be written is not saved: the PATCH is a 500 and nothing changed",
       () =>
         Effect.gen(function* () {
-          yield* setNow(NOW)
           const account = yield* accountWithArticle
           const path = `/api/v1/articles/${account.articleId}`
           const before = yield* call("GET", path, account.key)
@@ -338,7 +331,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a saved change's call-log row is written in the change's transaction, before the response", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const account = yield* accountWithArticle
         const path = `/api/v1/articles/${account.articleId}`
         const result = yield* call("PATCH", path, account.key, { title: "Logged with its change" })
@@ -352,7 +344,6 @@ layer(TestServerLive)("the call log", (it) => {
 
     it.effect("a failing audit write does not fail a read: the GET answers 200", () =>
       Effect.gen(function* () {
-        yield* setNow(NOW)
         const account = yield* accountWithArticle
         const path = `/api/v1/articles/${account.articleId}`
         // The table is back only once the read's batch has been written (or has failed to be).
@@ -380,7 +371,6 @@ const wakingBy = (until: number) =>
 layer(TestServerLive.pipe(Layer.provideMerge(BatchesOnTestClock)))("the call log's read batches", (it) => {
   it.effect("a read call's row is written within 250 ms of its answer, and several reads share one batch", () =>
     Effect.gen(function* () {
-      yield* setNow(NOW)
       const account = yield* accountWithArticle
       const reads = yield* Effect.all(
         Array.from({ length: 5 }, () => call("GET", `/api/v1/articles/${account.articleId}`, account.key)),
@@ -403,7 +393,6 @@ layer(TestServerLive.pipe(Layer.provideMerge(BatchesOnTestClock)))("the call log
 
   it.effect("read rows still waiting for their batch when the server stops are written before it has stopped", () =>
     Effect.gen(function* () {
-      yield* setNow(NOW)
       const account = yield* accountWithArticle
       // A second server on the same database, stopped right after answering, while its batch timer still waits.
       const scope = yield* Scope.make()

@@ -1,36 +1,19 @@
 // @tags: engine
-import { randomBytes } from "node:crypto"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
-import pg from "pg"
 import { layerEmbedded, layerPostgres, sqlFileLoader } from "../src/Sql/Database.js"
 import { cbs } from "./support/Cbs.js"
-import { withDatabase } from "./support/globalSetup.js"
-
-const adminQuery = (url: string, query: string) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      await client.query(query)
-    } finally {
-      await client.end()
-    }
-  })
+import { scopedDatabase } from "./support/TestDatabase.js"
 
 /** A new, empty database of its own: on PostgreSQL with DATABASE_URL, else an embedded one in memory. */
 const NewDatabase = Layer.unwrapScoped(
   Effect.gen(function* () {
     const url = process.env["DATABASE_URL"]
     if (url === undefined || url === "") return layerEmbedded({})
-    const name = `cbs_test_${randomBytes(6).toString("hex")}`
-    yield* Effect.acquireRelease(adminQuery(url, `create database ${name}`), () =>
-      adminQuery(url, `drop database if exists ${name} with (force)`)
-    )
-    return layerPostgres(Redacted.make(withDatabase(url, name)), 2)
+    return layerPostgres(Redacted.make(yield* scopedDatabase(url)), 2)
   })
 )
 

@@ -1,20 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
+import { articleRow, PARTNER, PROTECTED_BODY, revisions } from "./support/ArticlePage.js"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
-import {
-  articleRow,
-  follow,
-  importedOriginal,
-  PARTNER,
-  PROTECTED_BODY,
-  revisions,
-  saveInEditor,
-  signIn,
-  startClock,
-  text,
-  visitor
-} from "./support/BrowserFlows.js"
+import { follow, importedOriginal, saveInEditor, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
 import { callToolRaw } from "./support/McpClient.js"
 import type { Screen } from "./support/PageChecks.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"

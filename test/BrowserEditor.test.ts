@@ -2,18 +2,9 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Locator, Page } from "playwright-core"
 import { demoImage } from "../src/Demo/Images.js"
+import { articleRow, PARTNER, revisions } from "./support/ArticlePage.js"
 import { browserAvailable, ChromiumLive, inBrowser, screenshot } from "./support/Browser.js"
-import {
-  articleRow,
-  follow,
-  importedOriginal,
-  PARTNER,
-  revisions,
-  signIn,
-  startClock,
-  text,
-  visitor
-} from "./support/BrowserFlows.js"
+import { follow, importedOriginal, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
 import type { Screen } from "./support/PageChecks.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"

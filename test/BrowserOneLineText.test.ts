@@ -1,27 +1,14 @@
-import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
-import { signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
+import { signIn, startClock, storedFirstRevision, text, visitor } from "./support/BrowserFlows.js"
 import { SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
 
 /** A change stored before one-line text refused control characters: as if saved in the editor with this reason. */
 const storedChange = (id: ArticleId, reason: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.all([
-      sql`insert into article_revisions ${sql.insert({
-        article_id: id,
-        number: 1,
-        origin: "editor",
-        reason,
-        title: "\u202Ecod.exe",
-        body: "<p>Some text.</p>"
-      })}`,
-      sql`update articles set revision = 1 where id = ${id}`
-    ]).pipe(Effect.orDie)
-  )
+  storedFirstRevision(id, { origin: "editor", reason, title: "\u202Ecod.exe", body: "<p>Some text.</p>" })
 
 describe.runIf(browserAvailable())("in a browser", () => {
   layer(Layer.merge(TestServerLive, ChromiumLive))("browser: text stored with control characters", (it) => {

@@ -1,5 +1,5 @@
 // @tags: engine runtime
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
@@ -12,7 +12,7 @@ import { verifyPassword } from "../src/Auth/Passwords.js"
 import { DEMO_EMAIL } from "../src/Demo/Demo.js"
 import { extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { cbs } from "./support/Cbs.js"
-import { embeddedEnv, freePort, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
+import { embeddedEnv, freePort, startCbs, tempDir, tempFile, waitForLine } from "./support/CbsProcess.js"
 import { PATIENCE } from "./support/Eventually.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
@@ -27,6 +27,15 @@ const newEmail = () => `cli${++counter}@example.com`
 
 const authenticate = (key: string) => Effect.flatMap(ApiKeys, (keys) => keys.authenticate(key))
 
+/** `cbs key create --account email …flags`, which must succeed: its output and the credential its key is. */
+const createKey = (email: string, ...flags: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const created = yield* cbs("key", "create", "--account", email, ...flags)
+    assert.isTrue(created.ok, created.stderr)
+    const credential = yield* authenticate(field(created.stdout, "API key"))
+    return { stdout: created.stdout, credential: Option.getOrThrow(credential) }
+  })
+
 const createAccount = (email = newEmail()) =>
   Effect.gen(function* () {
     const result = yield* cbs("account", "create", "--email", email, "--name", "Cli Ltd")
@@ -38,16 +47,7 @@ const createAccount = (email = newEmail()) =>
     }
   })
 
-const withTempFile = (contents: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const dir = mkdtempSync(join(tmpdir(), "cbs-cli-test-"))
-      const file = join(dir, "import.json")
-      writeFileSync(file, contents)
-      return { dir, file }
-    }),
-    ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  ).pipe(Effect.map(({ file }) => file))
+const withTempFile = (contents: string) => tempFile("import.json", contents)
 
 const importFile = (email: string, title: string) =>
   JSON.stringify({
@@ -105,23 +105,17 @@ layer(TestLive)("cbs", (it) => {
     it.effect("key create --admin makes an admin key", () =>
       Effect.gen(function* () {
         const account = yield* createAccount()
-        const created = yield* cbs("key", "create", "--account", account.email, "--admin")
-        assert.isTrue(created.ok, created.stderr)
-        const credential = yield* authenticate(field(created.stdout, "API key"))
-        assert.isTrue(Option.getOrThrow(credential).isAdmin)
+        assert.isTrue((yield* createKey(account.email, "--admin")).credential.isAdmin)
       })
     )
 
     it.effect("key create --read-only makes a key that may only read", () =>
       Effect.gen(function* () {
         const account = yield* createAccount()
-        const created = yield* cbs("key", "create", "--account", account.email, "--read-only")
-        assert.isTrue(created.ok, created.stderr)
-        assert.include(created.stdout, ", read only")
-        const credential = Option.getOrThrow(yield* authenticate(field(created.stdout, "API key")))
-        assert.isFalse(credential.canWrite)
-        const writer = yield* cbs("key", "create", "--account", account.email)
-        assert.isTrue(Option.getOrThrow(yield* authenticate(field(writer.stdout, "API key"))).canWrite)
+        const reader = yield* createKey(account.email, "--read-only")
+        assert.include(reader.stdout, ", read only")
+        assert.isFalse(reader.credential.canWrite)
+        assert.isTrue((yield* createKey(account.email)).credential.canWrite)
       })
     )
 

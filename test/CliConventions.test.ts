@@ -115,19 +115,14 @@ layer(TestLive)("cbs conventions, in process", (it) => {
   })
 
   describe("passwords off the command line", () => {
+    /** `cbs account create … --password-stdin`, with `password` as the first line of standard input. */
+    const createWithStdin = (password: string, email: string, name: string, ...more: ReadonlyArray<string>) =>
+      cbsWithInput(`${password}\n`, "account", "create", "--email", email, "--name", name, ...more, "--password-stdin")
+
     it.effect("account create --password-stdin takes the first line of standard input", () =>
       Effect.gen(function* () {
         const email = newEmail()
-        const result = yield* cbsWithInput(
-          "a long passphrase\n",
-          "account",
-          "create",
-          "--email",
-          email,
-          "--name",
-          "Stdin Ltd",
-          "--password-stdin"
-        )
+        const result = yield* createWithStdin("a long passphrase", email, "Stdin Ltd")
         assert.strictEqual(result.code, 0, result.stderr)
         const [user] = yield* usersWith(email)
         assert.isTrue(yield* verifyPassword("a long passphrase", user!["password_hash"] as string))
@@ -150,16 +145,7 @@ layer(TestLive)("cbs conventions, in process", (it) => {
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const email = newEmail()
-        yield* cbsWithInput(
-          "the first passphrase\n",
-          "account",
-          "create",
-          "--email",
-          email,
-          "--name",
-          "Reset Ltd",
-          "--password-stdin"
-        )
+        yield* createWithStdin("the first passphrase", email, "Reset Ltd")
         const [user] = yield* usersWith(email)
         yield* sql`insert into web_sessions (id_hash, user_id, created_at, expires_at)
           values (${new Uint8Array(32).fill(7)}, ${user!["id"]}, now(), now() + interval '1 day')`
@@ -200,17 +186,12 @@ layer(TestLive)("cbs conventions, in process", (it) => {
     it.effect("--password and --password-stdin together are a usage mistake, and nothing is created", () =>
       Effect.gen(function* () {
         const email = newEmail()
-        const result = yield* cbsWithInput(
-          "a long passphrase\n",
-          "account",
-          "create",
-          "--email",
+        const result = yield* createWithStdin(
+          "a long passphrase",
           email,
-          "--name",
           "Both Ltd",
           "--password",
-          "another passphrase",
-          "--password-stdin"
+          "another passphrase"
         )
         assert.strictEqual(result.code, 2)
         assert.strictEqual(result.stderr, "cbs: give the password with --password or --password-stdin, not both")

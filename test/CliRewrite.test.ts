@@ -1,31 +1,24 @@
 // @tags: engine
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, TestClock } from "effect"
 import { cbs } from "./support/Cbs.js"
+import { tempFile } from "./support/CbsProcess.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
-const htmlFile = (contents: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const dir = mkdtempSync(join(tmpdir(), "cbs-rewrite-test-"))
-      const file = join(dir, "body.html")
-      writeFileSync(file, contents)
-      return { dir, file }
-    }),
-    ({ dir }) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  ).pipe(Effect.map(({ file }) => file))
+const htmlFile = (contents: string) => tempFile("body.html", contents)
 
 const PARTNER = `<a data-service-protected="backlink" href="https://partner.example/">our partner</a>`
 
 let counter = 0
 
-/** An account with a user, a website and an article whose body has a protected link; the article's and user's ids. */
+/**
+ * An account with a user, a website and an article whose body has a protected link; the article's and user's ids.
+ * The clock is started at the real time first (under `layer(...)` it starts at the epoch).
+ */
 const makeArticle = Effect.gen(function* () {
+  yield* TestClock.setTime(Date.now())
   const email = `rewrite${++counter}@example.com`
   const created = yield* cbs("account", "create", "--email", email, "--name", "Rewrite Ltd")
   assert.isTrue(created.ok, created.stderr)
@@ -52,6 +45,10 @@ const revisionsOf = (articleId: number) =>
       select number, origin, user_id, reason, body from article_revisions where article_id = ${articleId}`
   )
 
+/** `cbs article rewrite --id articleId --file file …more`. */
+const rewrite = (articleId: number, file: string, ...more: ReadonlyArray<string>) =>
+  cbs("article", "rewrite", "--id", String(articleId), "--file", file, ...more)
+
 const TestLive = TestDatabaseLive.pipe(Layer.merge(NodeContext.layer))
 
 layer(TestLive)("cbs article rewrite", (it) => {
@@ -60,19 +57,9 @@ layer(TestLive)("cbs article rewrite", (it) => {
       "stores the new body as a revision with origin rewrite, as the account's user, and prints its number",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(Date.now())
           const { articleId, userId } = yield* makeArticle
           const file = yield* htmlFile(`<p>Rewritten, still linking ${PARTNER}.</p>`)
-          const result = yield* cbs(
-            "article",
-            "rewrite",
-            "--id",
-            String(articleId),
-            "--file",
-            file,
-            "--reason",
-            "refresh"
-          )
+          const result = yield* rewrite(articleId, file, "--reason", "refresh")
           assert.isTrue(result.ok, result.stderr)
           const revisions = yield* revisionsOf(articleId)
           assert.strictEqual(revisions.length, 1)
@@ -87,10 +74,9 @@ layer(TestLive)("cbs article rewrite", (it) => {
 
     it.scoped("a rewrite that drops a protected link fails with one line naming it and stores nothing", () =>
       Effect.gen(function* () {
-        yield* TestClock.setTime(Date.now())
         const { articleId } = yield* makeArticle
         const file = yield* htmlFile("<p>No partner any more.</p>")
-        const result = yield* cbs("article", "rewrite", "--id", String(articleId), "--file", file)
+        const result = yield* rewrite(articleId, file)
         assert.isFalse(result.ok)
         assert.strictEqual(result.stderr.split("\n").length, 1)
         assert.match(result.stderr, /^cbs: .*protected link.*https:\/\/partner\.example\//)
@@ -100,13 +86,12 @@ layer(TestLive)("cbs article rewrite", (it) => {
 
     it.scoped("a disallowed construct or a missing article fails with one line and stores nothing", () =>
       Effect.gen(function* () {
-        yield* TestClock.setTime(Date.now())
         const { articleId } = yield* makeArticle
         const script = yield* htmlFile(`<p>${PARTNER}</p><script>alert(1)</script>`)
-        const refused = yield* cbs("article", "rewrite", "--id", String(articleId), "--file", script)
+        const refused = yield* rewrite(articleId, script)
         assert.isFalse(refused.ok)
         assert.match(refused.stderr, /^cbs: The body contains a disallowed construct: .*script/)
-        const missing = yield* cbs("article", "rewrite", "--id", "999999999", "--file", script)
+        const missing = yield* rewrite(999999999, script)
         assert.isFalse(missing.ok)
         assert.strictEqual(missing.stderr, "cbs: no article has id 999999999")
         assert.strictEqual((yield* revisionsOf(articleId)).length, 0)
@@ -117,23 +102,13 @@ layer(TestLive)("cbs article rewrite", (it) => {
       "a reason over 2,000 characters or a NUL in the body is refused as PUT refuses it, and stores nothing",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(Date.now())
           const { articleId } = yield* makeArticle
           const file = yield* htmlFile(`<p>Rewritten, still linking ${PARTNER}.</p>`)
-          const long = yield* cbs(
-            "article",
-            "rewrite",
-            "--id",
-            String(articleId),
-            "--file",
-            file,
-            "--reason",
-            "r".repeat(2001)
-          )
+          const long = yield* rewrite(articleId, file, "--reason", "r".repeat(2001))
           assert.isFalse(long.ok)
           assert.strictEqual(long.stderr, "cbs: reason: must be at most 2000 characters")
           const nul = yield* htmlFile(`<p>Nul \u0000 ${PARTNER}.</p>`)
-          const refused = yield* cbs("article", "rewrite", "--id", String(articleId), "--file", nul)
+          const refused = yield* rewrite(articleId, nul)
           assert.isFalse(refused.ok)
           assert.match(refused.stderr, /^cbs: body: must not contain NUL/)
           assert.strictEqual((yield* revisionsOf(articleId)).length, 0)

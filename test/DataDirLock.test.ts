@@ -8,8 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { layerEmbedded } from "../src/Sql/Database.js"
 import { lockDataDir, lockFileName } from "../src/Sql/DataDirLock.js"
-import { embeddedEnv, freePort, runCbsProcess, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
-import { PATIENCE } from "./support/Eventually.js"
+import { embeddedEnv, freePort, runCbsProcess, serveReady, tempDir } from "./support/CbsProcess.js"
 
 /** The pid of a process that has already ended. */
 const deadPid = () => spawnSync(process.execPath, ["-e", ""]).pid!
@@ -27,39 +26,38 @@ const writeLock = (dataDir: string, holder: object) => {
 
 const readLock = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, lockFileName), "utf8"))
 
+/** A data directory yet to be made, in a fresh temporary directory. */
+const newDataDir = Effect.map(tempDir("cbs-lock-test-"), (dir) => join(dir, "data"))
+
 const lock = (dataDir: string, command: string) => lockDataDir(dataDir, command).pipe(Effect.provide(NodeContext.layer))
 
 describe("the embedded database's lock", () => {
-  it.scoped("is taken in an empty directory, holds this process's pid and command, and is removed after", () =>
-    Effect.gen(function* () {
-      const dataDir = join(yield* tempDir("cbs-lock-test-"), "data")
-      yield* Effect.scoped(
-        Effect.gen(function* () {
-          yield* lock(dataDir, "import")
-          assert.deepInclude(readLock(dataDir), { pid: process.pid, command: "import" })
-        })
-      )
-      assert.isFalse(existsSync(join(dataDir, lockFileName)))
-    })
-  )
-
-  it.scoped("a lock left by a process that no longer runs is taken over", () =>
-    Effect.gen(function* () {
-      const dataDir = join(yield* tempDir("cbs-lock-test-"), "data")
-      writeLock(dataDir, { pid: deadPid(), command: "serve" })
-      yield* Effect.scoped(
-        Effect.gen(function* () {
-          yield* lock(dataDir, "key")
-          assert.deepInclude(readLock(dataDir), { pid: process.pid, command: "key" })
-        })
-      )
-      assert.isFalse(existsSync(join(dataDir, lockFileName)))
-    })
-  )
+  for (const { name, command, left } of [
+    {
+      name: "is taken in an empty directory, holds this process's pid and command, and is removed after",
+      command: "import",
+      left: undefined
+    },
+    { name: "a lock left by a process that no longer runs is taken over", command: "key", left: "serve" }
+  ]) {
+    it.scoped(name, () =>
+      Effect.gen(function* () {
+        const dataDir = yield* newDataDir
+        if (left !== undefined) writeLock(dataDir, { pid: deadPid(), command: left })
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* lock(dataDir, command)
+            assert.deepInclude(readLock(dataDir), { pid: process.pid, command })
+          })
+        )
+        assert.isFalse(existsSync(join(dataDir, lockFileName)))
+      })
+    )
+  }
 
   it.scoped("a lock held by a running process refuses, naming the command and pid, and is left as it was", () =>
     Effect.gen(function* () {
-      const dataDir = join(yield* tempDir("cbs-lock-test-"), "data")
+      const dataDir = yield* newDataDir
       const holder = yield* livingProcess
       writeLock(dataDir, { pid: holder.pid, command: "serve" })
       const before = readFileSync(join(dataDir, lockFileName), "utf8")
@@ -77,7 +75,7 @@ describe("the embedded database's lock", () => {
     "a lock whose pid now runs another command line (the pid was reused) is taken over",
     () =>
       Effect.gen(function* () {
-        const dataDir = join(yield* tempDir("cbs-lock-test-"), "data")
+        const dataDir = yield* newDataDir
         const other = yield* livingProcess
         writeLock(dataDir, { pid: other.pid, command: "serve", cmdline: "node\u0000bin/cbs.js\u0000serve\u0000" })
         yield* Effect.scoped(lock(dataDir, "migrate"))
@@ -135,9 +133,7 @@ describe("cbs commands beside cbs serve on the embedded database (subprocess)", 
         const dir = yield* tempDir("cbs-owner-test-")
         const dataDir = join(dir, "data")
         const port = yield* freePort
-        const served = yield* startCbs(["serve"], embeddedEnv(dataDir, { PORT: String(port) }))
-        yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
-        yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout(PATIENCE))
+        const { served } = yield* serveReady(embeddedEnv(dataDir, { PORT: String(port) }))
         const pid = served.child.pid!
 
         const file = join(dir, "second.json")

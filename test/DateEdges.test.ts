@@ -34,31 +34,23 @@ const assertValidationError = (result: { readonly status: number; readonly body:
 
 layer(TestServerLive)("dates at the ends of years 0001-9999", (it) => {
   describe("lists", () => {
-    it.effect("GET articles with to=9999-12-31 answers 200 and includes the last second of year 9999", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["9999-12-30", "9999-12-31"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/articles?from=9999-12-31&to=9999-12-31`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(publishedAt(body), ["9999-12-31T23:59:59Z", "9999-12-31T00:00:00Z"])
-        const toAlone = yield* get(`/api/v1/sites/${siteId}/articles?to=9999-12-31`, key)
-        assert.strictEqual(toAlone.status, 200)
-        assert.strictEqual(toAlone.body.meta.total, 4)
-      })
-    )
-
-    it.effect("GET backlinks with to=9999-12-31 answers 200 and includes the last second of year 9999", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["9999-12-30", "9999-12-31"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/backlinks?from=9999-12-31&to=9999-12-31`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(acquiredAt(body), ["9999-12-31T23:59:59Z", "9999-12-31T00:00:00Z"])
-        const toAlone = yield* get(`/api/v1/sites/${siteId}/backlinks?to=9999-12-31`, key)
-        assert.strictEqual(toAlone.status, 200)
-        assert.strictEqual(toAlone.body.meta.total, 4)
-      })
-    )
+    for (const [list, datesOf] of [
+      ["articles", publishedAt],
+      ["backlinks", acquiredAt]
+    ] as const) {
+      it.effect(`GET ${list} with to=9999-12-31 answers 200 and includes the last second of year 9999`, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          yield* edgesOf(siteId, ["9999-12-30", "9999-12-31"])
+          const { status, body } = yield* get(`/api/v1/sites/${siteId}/${list}?from=9999-12-31&to=9999-12-31`, key)
+          assert.strictEqual(status, 200)
+          assert.deepStrictEqual(datesOf(body), ["9999-12-31T23:59:59Z", "9999-12-31T00:00:00Z"])
+          const toAlone = yield* get(`/api/v1/sites/${siteId}/${list}?to=9999-12-31`, key)
+          assert.strictEqual(toAlone.status, 200)
+          assert.strictEqual(toAlone.body.meta.total, 4)
+        })
+      )
+    }
 
     it.effect("GET articles and backlinks over 0001-01-01 and over March of year 50 take the years literally", () =>
       Effect.gen(function* () {
@@ -102,45 +94,48 @@ layer(TestServerLive)("dates at the ends of years 0001-9999", (it) => {
       }
     })
 
-    it.effect("period=9999-12 answers 200 and counts December 9999 up to its last second", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["9999-11-30", "9999-12-01", "9999-12-31"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=9999-12`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(body, counts(siteId, "9999-12-01", "9999-12-31", 4))
-      })
-    )
-
-    it.effect("period=9999-12-31 answers 200 and counts that whole day", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["9999-12-30", "9999-12-31"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=9999-12-31`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(body, counts(siteId, "9999-12-31", "9999-12-31", 2))
-      })
-    )
-
-    it.effect("from=0001-01-01&to=9999-12-31 answers 200 and counts everything", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["0001-01-01", "2026-10-10", "9999-12-31"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?from=0001-01-01&to=9999-12-31`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(body, counts(siteId, "0001-01-01", "9999-12-31", 6))
-      })
-    )
-
-    it.effect("period=0050-03 is March of year 50, not of 1950", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["0050-02-28", "0050-03-01", "0050-03-31", "0050-04-01", "1950-03-15"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=0050-03`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(body, counts(siteId, "0050-03-01", "0050-03-31", 4))
-      })
-    )
+    for (const { name, days, query, counted } of [
+      {
+        name: "period=9999-12 answers 200 and counts December 9999 up to its last second",
+        days: ["9999-11-30", "9999-12-01", "9999-12-31"],
+        query: "period=9999-12",
+        counted: ["9999-12-01", "9999-12-31", 4]
+      },
+      {
+        name: "period=9999-12-31 answers 200 and counts that whole day",
+        days: ["9999-12-30", "9999-12-31"],
+        query: "period=9999-12-31",
+        counted: ["9999-12-31", "9999-12-31", 2]
+      },
+      {
+        name: "from=0001-01-01&to=9999-12-31 answers 200 and counts everything",
+        days: ["0001-01-01", "2026-10-10", "9999-12-31"],
+        query: "from=0001-01-01&to=9999-12-31",
+        counted: ["0001-01-01", "9999-12-31", 6]
+      },
+      {
+        name: "period=0050-03 is March of year 50, not of 1950",
+        days: ["0050-02-28", "0050-03-01", "0050-03-31", "0050-04-01", "1950-03-15"],
+        query: "period=0050-03",
+        counted: ["0050-03-01", "0050-03-31", 4]
+      },
+      {
+        name: "a day period in year 50 (0050-03-01) counts that day only",
+        days: ["0050-02-28", "0050-03-01", "0050-03-02"],
+        query: "period=0050-03-01",
+        counted: ["0050-03-01", "0050-03-01", 2]
+      }
+    ] as const) {
+      it.effect(name, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          yield* edgesOf(siteId, days)
+          const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?${query}`, key)
+          assert.strictEqual(status, 200)
+          assert.deepStrictEqual(body, counts(siteId, counted[0], counted[1], counted[2]))
+        })
+      )
+    }
 
     it.effect("month periods of early years end on their real last day (0004-02 leap, 0100-02 not, 0001-01)", () =>
       Effect.gen(function* () {
@@ -155,16 +150,6 @@ layer(TestServerLive)("dates at the ends of years 0001-9999", (it) => {
           assert.strictEqual(status, 200, period)
           assert.deepStrictEqual([body.data.from, body.data.to], [from, to], period)
         }
-      })
-    )
-
-    it.effect("a day period in year 50 (0050-03-01) counts that day only", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* edgesOf(siteId, ["0050-02-28", "0050-03-01", "0050-03-02"])
-        const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?period=0050-03-01`, key)
-        assert.strictEqual(status, 200)
-        assert.deepStrictEqual(body, counts(siteId, "0050-03-01", "0050-03-01", 2))
       })
     )
 

@@ -22,25 +22,32 @@ import { sized } from "./support/TestSize.js"
 let counter = 0
 const unique = () => ++counter
 
-/** count(*) of the articles the list shows for `filter`: the list's own conditions, counted row by row. */
-const countArticles = (siteId: SiteId, filter: ArticleFilter) =>
+/**
+ * count(*) of the rows of `table` the list shows: the website's, with `column` (status or category) equal to `value`
+ * when given, and `dated` within the filter's UTC days; the list's own conditions, counted row by row.
+ */
+const countRows = (
+  table: "articles" | "backlinks",
+  dated: string,
+  siteId: SiteId,
+  filter: { readonly from?: string | undefined; readonly to?: string | undefined },
+  [column, value]: readonly [string, string | undefined]
+) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`select count(*)::int as n from articles where ${sql.and([
+    sql<{ n: number }>`select count(*)::int as n from ${sql(table)} where ${sql.and([
       sql`site_id = ${siteId}`,
-      ...(filter.status === undefined ? [] : [sql`status = ${filter.status}`]),
-      ...withinUtcDays(sql, "published_at", filter)
+      ...(value === undefined ? [] : [sql`${sql(column)} = ${value}`]),
+      ...withinUtcDays(sql, dated, filter)
     ])}`.pipe(Effect.map((rows) => rows[0]!.n))
   ).pipe(Effect.orDie)
 
+/** count(*) of the articles the list shows for `filter`. */
+const countArticles = (siteId: SiteId, filter: ArticleFilter) =>
+  countRows("articles", "published_at", siteId, filter, ["status", filter.status])
+
 /** count(*) of the backlinks the list shows for `filter`. */
 const countBacklinks = (siteId: SiteId, filter: BacklinkFilter) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`select count(*)::int as n from backlinks where ${sql.and([
-      sql`site_id = ${siteId}`,
-      ...(filter.category === undefined ? [] : [sql`category = ${filter.category}`]),
-      ...withinUtcDays(sql, "acquired_at", filter)
-    ])}`.pipe(Effect.map((rows) => rows[0]!.n))
-  ).pipe(Effect.orDie)
+  countRows("backlinks", "acquired_at", siteId, filter, ["category", filter.category])
 
 /** What the stats must say for `from`..`to`, counted row by row. */
 const countStats = (siteId: SiteId, range: { readonly from: string; readonly to: string }) =>

@@ -66,74 +66,66 @@ const settings: FuzzSettings = {
 layer(TestServerLive.pipe(Layer.provide(serverErrors.layer)), { timeout: 120_000 })(
   "fuzz: generated and hostile requests are answered in time, never with a 5xx",
   (it) => {
-    it.effect(
+    /** A property test: on the clock started, with the time a fuzzing run may take. */
+    const property = (name: string, body: ReturnType<Parameters<typeof it.effect>[1]>) =>
+      it.effect(name, () => Effect.andThen(startClock, body), TEST_TIMEOUT_MS)
+
+    property(
       "every operation of the served OpenAPI document",
-      () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { app, api } = yield* accountFixtures
-          const doc = (yield* getJson("/api/v1/openapi.json")) as OpenApiDocument
-          const operations = operationsOf(doc)
-          assert.isAbove(operations.length, 0)
-          for (const op of operations) {
-            yield* fuzz(settings, app.baseUrl, `${op.method} ${op.path}`, apiRequest(doc, op, api))
-          }
-        }),
-      TEST_TIMEOUT_MS
+      Effect.gen(function* () {
+        const { app, api } = yield* accountFixtures
+        const doc = (yield* getJson("/api/v1/openapi.json")) as OpenApiDocument
+        const operations = operationsOf(doc)
+        assert.isAbove(operations.length, 0)
+        for (const op of operations) {
+          yield* fuzz(settings, app.baseUrl, `${op.method} ${op.path}`, apiRequest(doc, op, api))
+        }
+      })
     )
 
-    it.effect(
+    property(
       "POST /mcp with generated JSON-RPC messages and tool calls, with a valid access token",
-      () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { app, api, email, origin } = yield* accountFixtures
-          const mcpUrl = `${origin}/mcp`
-          const { accessToken } = yield* signInWithSdk({
-            mcpUrl,
-            browser: makeBrowser(app.baseUrl),
-            user: { email, password: PASSWORD }
-          })
-          const listed = yield* postRpc(mcpUrl, accessToken, toolsList)
-          const tools = (JSON.parse(listed.text) as { result: { tools: ReadonlyArray<McpTool> } }).result.tools
-          assert.isAbove(tools.length, 0)
-          const requests = mcpRequest({ ...api, tools, token: accessToken, origin })
-          yield* fuzz(settings, app.baseUrl, "POST /mcp", requests, { runs: RUNS * 5, judge: mcpProblem })
-        }),
-      TEST_TIMEOUT_MS
+      Effect.gen(function* () {
+        const { app, api, email, origin } = yield* accountFixtures
+        const mcpUrl = `${origin}/mcp`
+        const { accessToken } = yield* signInWithSdk({
+          mcpUrl,
+          browser: makeBrowser(app.baseUrl),
+          user: { email, password: PASSWORD }
+        })
+        const listed = yield* postRpc(mcpUrl, accessToken, toolsList)
+        const tools = (JSON.parse(listed.text) as { result: { tools: ReadonlyArray<McpTool> } }).result.tools
+        assert.isAbove(tools.length, 0)
+        const requests = mcpRequest({ ...api, tools, token: accessToken, origin })
+        yield* fuzz(settings, app.baseUrl, "POST /mcp", requests, { runs: RUNS * 5, judge: mcpProblem })
+      })
     )
 
-    it.effect(
+    property(
       "the OAuth endpoints: /register, /token, GET and POST /authorize",
-      () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { app, oauth } = yield* oauthFixtures
-          yield* fuzz(settings, app.baseUrl, "POST /register", registerRequest(), { runs: RUNS * 2 })
-          yield* fuzz(settings, app.baseUrl, "POST /token", tokenRequest(oauth), { runs: RUNS * 2 })
-          yield* fuzz(settings, app.baseUrl, "GET /authorize", authorizeGetRequest(oauth))
-          yield* fuzz(settings, app.baseUrl, "POST /authorize", authorizePostRequest(oauth))
-        }),
-      TEST_TIMEOUT_MS
+      Effect.gen(function* () {
+        const { app, oauth } = yield* oauthFixtures
+        yield* fuzz(settings, app.baseUrl, "POST /register", registerRequest(), { runs: RUNS * 2 })
+        yield* fuzz(settings, app.baseUrl, "POST /token", tokenRequest(oauth), { runs: RUNS * 2 })
+        yield* fuzz(settings, app.baseUrl, "GET /authorize", authorizeGetRequest(oauth))
+        yield* fuzz(settings, app.baseUrl, "POST /authorize", authorizePostRequest(oauth))
+      })
     )
 
-    it.effect(
+    property(
       "the sign-in form: GET and POST /signin, POST /signout, with and without a valid token and cookie",
-      () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { app, signIn } = yield* signInFixtures
-          // Two minutes between attempts keep the throttle (10 checks in 15 minutes) from answering them all 429.
-          const runtime = yield* Effect.runtime<never>()
-          const later = () => Runtime.runPromise(runtime)(TestClock.adjust("2 minutes"))
-          yield* fuzz(settings, app.baseUrl, "GET /signin", signInPageRequest(signIn))
-          yield* fuzz(settings, app.baseUrl, "POST /signin", signInPostRequest(signIn), {
-            runs: RUNS * 2,
-            beforeEach: later
-          })
-          yield* fuzz(settings, app.baseUrl, "POST /signout", signOutRequest(signIn))
-        }),
-      TEST_TIMEOUT_MS
+      Effect.gen(function* () {
+        const { app, signIn } = yield* signInFixtures
+        // Two minutes between attempts keep the throttle (10 checks in 15 minutes) from answering them all 429.
+        const runtime = yield* Effect.runtime<never>()
+        const later = () => Runtime.runPromise(runtime)(TestClock.adjust("2 minutes"))
+        yield* fuzz(settings, app.baseUrl, "GET /signin", signInPageRequest(signIn))
+        yield* fuzz(settings, app.baseUrl, "POST /signin", signInPostRequest(signIn), {
+          runs: RUNS * 2,
+          beforeEach: later
+        })
+        yield* fuzz(settings, app.baseUrl, "POST /signout", signOutRequest(signIn))
+      })
     )
 
     it.effect("the server logged no error, late call-log writes included", () =>

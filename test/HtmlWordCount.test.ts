@@ -4,40 +4,37 @@ import fc from "fast-check"
 import { bodyText, wordCount } from "../src/Html/WordCount.js"
 
 describe("wordCount", () => {
-  it("counts the words of the text, not of the markup", () => {
-    assert.strictEqual(wordCount('<p>Three <a href="/a-long-url">little</a> words</p>'), 3)
-  })
-
-  it("is 0 for an empty body or one without text", () => {
-    assert.strictEqual(wordCount(""), 0)
-    assert.strictEqual(wordCount('<p> </p><img src="/a.png" alt="many words here"><hr>'), 0)
-  })
-
-  it("separates words at block boundaries", () => {
-    assert.strictEqual(wordCount("<p>a</p><p>b</p>"), 2)
-    assert.strictEqual(wordCount("<h2>Title</h2><ul><li>one</li><li>two</li></ul>"), 3)
-    assert.strictEqual(wordCount("<table><tr><td>x</td><td>y</td></tr></table>"), 2)
-  })
-
-  it("separates words at line breaks", () => {
-    assert.strictEqual(wordCount("<p>a<br>b</p>"), 2)
-  })
-
-  it("does not split a word at inline markup", () => {
-    assert.strictEqual(wordCount("<p>wo<strong>rd</strong> and <em>an</em>other</p>"), 3)
-  })
-
-  it("counts text inside pre and code", () => {
-    assert.strictEqual(wordCount("<p>Run <code>npm test</code></p><pre>const x = 1\n</pre>"), 7)
-  })
-
-  it("splits on Unicode whitespace, including no-break spaces and newlines", () => {
-    assert.strictEqual(wordCount("<p>one&nbsp;two\u2003three\nfour\tfive</p>"), 5)
-  })
-
-  it("decodes entities before counting", () => {
-    assert.strictEqual(wordCount("<p>fish&amp;chips caf&eacute;</p>"), 2)
-  })
+  const cases: ReadonlyArray<readonly [string, ReadonlyArray<readonly [html: string, words: number]>]> = [
+    ["counts the words of the text, not of the markup", [['<p>Three <a href="/a-long-url">little</a> words</p>', 3]]],
+    [
+      "is 0 for an empty body or one without text",
+      [
+        ["", 0],
+        ['<p> </p><img src="/a.png" alt="many words here"><hr>', 0]
+      ]
+    ],
+    [
+      "separates words at block boundaries",
+      [
+        ["<p>a</p><p>b</p>", 2],
+        ["<h2>Title</h2><ul><li>one</li><li>two</li></ul>", 3],
+        ["<table><tr><td>x</td><td>y</td></tr></table>", 2]
+      ]
+    ],
+    ["separates words at line breaks", [["<p>a<br>b</p>", 2]]],
+    ["does not split a word at inline markup", [["<p>wo<strong>rd</strong> and <em>an</em>other</p>", 3]]],
+    ["counts text inside pre and code", [["<p>Run <code>npm test</code></p><pre>const x = 1\n</pre>", 7]]],
+    [
+      "splits on Unicode whitespace, including no-break spaces and newlines",
+      [["<p>one&nbsp;two\u2003three\nfour\tfive</p>", 5]]
+    ],
+    ["decodes entities before counting", [["<p>fish&amp;chips caf&eacute;</p>", 2]]]
+  ]
+  for (const [name, examples] of cases) {
+    it(name, () => {
+      for (const [html, words] of examples) assert.strictEqual(wordCount(html), words, html)
+    })
+  }
 })
 
 describe("bodyText", () => {

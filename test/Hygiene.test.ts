@@ -1,17 +1,11 @@
 // @tags: runtime
-import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import type { ChildProcess } from "node:child_process"
 import { type IncomingHttpHeaders, request } from "node:http"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Duration, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
+import { embeddedEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
 import { eventually, PATIENCE, waitUntil } from "./support/Eventually.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
-
-const root = fileURLToPath(new URL("..", import.meta.url))
 
 const MiB = 1024 * 1024
 const JSON_CAP = 5 * MiB
@@ -143,25 +137,11 @@ layer(TestServerLive)("request hygiene", (it) => {
 // ---------------------------------------------------------------------------------------------------------------
 // Graceful shutdown of the real command, as a child process.
 
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
-
-interface Exited {
-  readonly code: number | null
-  readonly signal: NodeJS.Signals | null
-}
-
 interface Served {
   readonly child: ChildProcess
   readonly baseUrl: string
   readonly key: string
-  readonly exited: Promise<Exited>
+  readonly exited: Promise<number | null>
   readonly output: () => string
 }
 
@@ -169,71 +149,40 @@ interface Served {
 const SHUTDOWN_TIMEOUT_SECONDS = 120
 
 /**
- * `cbs serve` in a child process on the embedded database in a fresh DATA_DIR, with the demo data; ready once it has
- * printed its banner. Killed (and its directory removed) when the scope closes, if it has not exited by then.
+ * `cbs serve` in a child process on the embedded database in a fresh DATA_DIR, with the demo data and the default
+ * limits; ready once it has printed its banner. Killed (and its directory removed) when the scope closes, if it has
+ * not exited by then.
  */
-const serve = Effect.acquireRelease(
-  Effect.gen(function* () {
-    const dataDir = mkdtempSync(join(tmpdir(), "cbs-shutdown-test-"))
-    const port = yield* freePort
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      SEED_DEMO: "true",
-      SHUTDOWN_TIMEOUT_SECONDS: String(SHUTDOWN_TIMEOUT_SECONDS)
-    }
-    for (const name of ["DATABASE_URL", "MEDIA_DIR", "PUBLIC_BASE_URL", "REQUESTS_PER_MINUTE", "EDITS_PER_DAY"]) {
-      delete env[name]
-    }
-    const child = spawn(process.execPath, [join(root, "bin/cbs.js"), "serve"], {
-      cwd: root,
-      env,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout?.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8")
-    })
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8")
-    })
-    const exited = new Promise<Exited>((resolve) => {
-      child.once("exit", (code, signal) => resolve({ code, signal }))
-    })
-    const output = () => `stdout:\n${stdout}\nstderr:\n${stderr}`
-    return { child, dataDir, port, exited, output, banner: () => stdout }
-  }),
-  ({ child, dataDir }) =>
-    Effect.sync(() => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-      rmSync(dataDir, { recursive: true, force: true })
-    })
-).pipe(
-  Effect.flatMap((started) =>
-    Effect.gen(function* () {
-      // The banner's last line comes once the server listens. A first start creates the embedded database and imports
-      // the demo data: a minute or two on a loaded machine.
-      const ready = yield* eventually(
-        Effect.sync(() => started.banner().includes("Stop with Ctrl+C.") || started.child.exitCode !== null),
-        (over) => over,
-        "150 seconds"
-      )
-      assert.isTrue(ready && started.child.exitCode === null, `cbs serve did not start:\n${started.output()}`)
-      const key = /^API key: (\S+)$/m.exec(started.banner())?.[1]
-      assert.isDefined(key, `no "API key:" line:\n${started.output()}`)
-      return {
-        child: started.child,
-        baseUrl: `http://127.0.0.1:${started.port}`,
-        key: key!,
-        exited: started.exited,
-        output: started.output
-      } satisfies Served
-    })
+const serve = Effect.gen(function* () {
+  const dataDir = yield* tempDir("cbs-shutdown-test-")
+  const port = yield* freePort
+  const env = embeddedEnv(dataDir, {
+    PORT: String(port),
+    SEED_DEMO: "true",
+    SHUTDOWN_TIMEOUT_SECONDS: String(SHUTDOWN_TIMEOUT_SECONDS)
+  })
+  delete env["REQUESTS_PER_MINUTE"]
+  delete env["EDITS_PER_DAY"]
+  const running = yield* startCbs(["serve"], env)
+  const output = () => `stdout:\n${running.stdout()}\nstderr:\n${running.stderr()}`
+  // The banner's last line comes once the server listens. A first start creates the embedded database and imports
+  // the demo data: a minute or two on a loaded machine.
+  const ready = yield* eventually(
+    Effect.sync(() => running.stdout().includes("Stop with Ctrl+C.") || running.child.exitCode !== null),
+    (over) => over,
+    "150 seconds"
   )
-)
+  assert.isTrue(ready && running.child.exitCode === null, `cbs serve did not start:\n${output()}`)
+  const key = /^API key: (\S+)$/m.exec(running.stdout())?.[1]
+  assert.isDefined(key, `no "API key:" line:\n${output()}`)
+  return {
+    child: running.child,
+    baseUrl: `http://127.0.0.1:${port}`,
+    key: key!,
+    exited: running.exited,
+    output
+  } satisfies Served
+})
 
 /** The status of GET /healthz, or -1 when the connection is refused or fails. */
 const healthStatus = (served: Served) =>
@@ -250,9 +199,15 @@ const healthStatus = (served: Served) =>
 /** Fails the test when the process says it stopped with requests still running (its shutdown timeout ran out). */
 const assertDrained = (served: Served) => assert.notInclude(served.output(), "shutting down anyway")
 
-/** How the child ended, or None when it has not ended within `seconds`. */
-const exitWithin = (served: Served, seconds: number) =>
-  Effect.promise(() => served.exited).pipe(Effect.timeoutOption(`${seconds} seconds`))
+/** After SIGTERM: the process exits with code 0 in good time, having drained rather than given up. */
+const assertExitsCleanly = (served: Served) =>
+  Effect.gen(function* () {
+    const exit = yield* Effect.promise(() => served.exited).pipe(Effect.timeoutOption(PATIENCE))
+    assert.isTrue(Option.isSome(exit), `did not exit after SIGTERM:\n${served.output()}`)
+    assert.strictEqual(Option.getOrThrow(exit), 0, `signal ${served.child.signalCode}\n${served.output()}`)
+    // Held up until SHUTDOWN_TIMEOUT_SECONDS, it would exit 0 too, but only after saying so.
+    assertDrained(served)
+  })
 
 /** The id of an article of the demo account, found through the API. */
 const demoArticleId = (served: Served) =>
@@ -359,10 +314,7 @@ describe.concurrent("graceful shutdown of cbs serve", () => {
           assert.isString(response.body["error"], JSON.stringify(response.body))
         }
 
-        const exit = yield* exitWithin(served, Duration.toSeconds(PATIENCE))
-        assert.isTrue(Option.isSome(exit), `did not exit after SIGTERM:\n${served.output()}`)
-        assert.strictEqual(Option.getOrThrow(exit).code, 0, served.output())
-        assertDrained(served)
+        yield* assertExitsCleanly(served)
       }),
     300_000
   )
@@ -377,12 +329,7 @@ describe.concurrent("graceful shutdown of cbs serve", () => {
         assert.strictEqual(health.status, 200)
         yield* Effect.promise(() => health.text())
         assert.isTrue(served.child.kill("SIGTERM"))
-        const exit = yield* exitWithin(served, Duration.toSeconds(PATIENCE))
-        assert.isTrue(Option.isSome(exit), `did not exit after SIGTERM:\n${served.output()}`)
-        const { code, signal } = Option.getOrThrow(exit)
-        assert.strictEqual(code, 0, `signal ${signal}\n${served.output()}`)
-        // Held up until SHUTDOWN_TIMEOUT_SECONDS, it would exit 0 too, but only after saying so.
-        assertDrained(served)
+        yield* assertExitsCleanly(served)
       }),
     300_000
   )

@@ -218,6 +218,24 @@ const connectedThrough = (baseOf: (baseUrl: string) => string) =>
   })
 const connected = connectedThrough((baseUrl) => baseUrl)
 
+/**
+ * Calls the tool `name` with `input` (it must fail when `refused`, else succeed) and shows its answer in the
+ * article-change card, in a host page `width` wide, once `ready` is in the card.
+ */
+const articleChangeCard = (
+  { client, card, tool }: Effect.Effect.Success<typeof connected>,
+  call: { readonly name: string; readonly input: Record<string, unknown>; readonly refused?: boolean },
+  ready: string,
+  width = 640
+) =>
+  Effect.gen(function* () {
+    const result = yield* Effect.promise(() => client.callTool({ name: call.name, arguments: call.input }))
+    assert.strictEqual(result.isError === true, call.refused ?? false, JSON.stringify(result.content))
+    const page = yield* hostPage({ card: yield* card("ui://content-backlink-service/article-change.html"), width })
+    const frame = yield* show(page, tool(call.name), call.input, result, ready)
+    return { result, page, frame }
+  })
+
 describe("the cards as resources", () => {
   layer(TestServerLive)("MCP Apps cards: tool list and resources", (it) => {
     it.scoped("the tools that have a card point to it, and each card is a self-contained HTML resource", () =>
@@ -298,7 +316,8 @@ describe.runIf(browserAvailable())("in a browser", () => {
     for (const width of [640, 375]) {
       it.scoped(`a dry run's card shows the diff with the protected link marked, and the new title (${width} px)`, () =>
         Effect.gen(function* () {
-          const { client, articleId, card, tool } = yield* connected
+          const connection = yield* connected
+          const { client, articleId } = connection
           const input = {
             article_id: articleId,
             dry_run: true,
@@ -306,13 +325,12 @@ describe.runIf(browserAvailable())("in a browser", () => {
             meta_description: "How to keep pipes from freezing",
             replacements: [{ find: "Drain the taps", replace: "Drain every outdoor tap" }]
           }
-          const result = yield* Effect.promise(() => client.callTool({ name: "update_article", arguments: input }))
-          assert.notStrictEqual(result.isError, true, JSON.stringify(result.content))
-          const page = yield* hostPage({
-            card: yield* card("ui://content-backlink-service/article-change.html"),
+          const { result, page, frame } = yield* articleChangeCard(
+            connection,
+            { name: "update_article", input },
+            "pre.diff",
             width
-          })
-          const frame = yield* show(page, tool("update_article"), input, result, "pre.diff")
+          )
           assert.include(yield* textOf(frame, ".badge"), "Preview")
           const next = (result.structuredContent as { data: { revision: number } }).data.revision
           assert.include(
@@ -342,15 +360,14 @@ describe.runIf(browserAvailable())("in a browser", () => {
 
     it.scoped("a refused change's card says nothing was saved and why", () =>
       Effect.gen(function* () {
-        const { client, articleId, card, tool } = yield* connected
+        const connection = yield* connected
+        const { articleId } = connection
         const input = { article_id: articleId, dry_run: true, replacements: [{ find: LINK, replace: "our partner" }] }
-        const result = yield* Effect.promise(() => client.callTool({ name: "update_article", arguments: input }))
-        assert.strictEqual(result.isError, true)
-        const page = yield* hostPage({
-          card: yield* card("ui://content-backlink-service/article-change.html"),
-          width: 640
-        })
-        const frame = yield* show(page, tool("update_article"), input, result, "[role=alert]")
+        const { page, frame } = yield* articleChangeCard(
+          connection,
+          { name: "update_article", input, refused: true },
+          "[role=alert]"
+        )
         const alert = yield* textOf(frame, "[role=alert]")
         assert.include(alert, "Nothing was saved.")
         assert.include(alert, "protected_link_violation")
@@ -360,16 +377,11 @@ describe.runIf(browserAvailable())("in a browser", () => {
 
     it.scoped("the card shows a title stored with a bidirectional override as a visible marker, in <bdi>", () =>
       Effect.gen(function* () {
-        const { app, client, siteId, card, tool } = yield* connected
+        const connection = yield* connected
+        const { app, siteId } = connection
         const spoofed = yield* app.makeArticle(siteId, { title: "\u202Ecod.exe", body: "<p>Some text.</p>" })
         const input = { article_id: spoofed, dry_run: true, meta_description: "A plain line" }
-        const result = yield* Effect.promise(() => client.callTool({ name: "update_article", arguments: input }))
-        assert.notStrictEqual(result.isError, true, JSON.stringify(result.content))
-        const page = yield* hostPage({
-          card: yield* card("ui://content-backlink-service/article-change.html"),
-          width: 640
-        })
-        const frame = yield* show(page, tool("update_article"), input, result, "h2 bdi")
+        const { frame } = yield* articleChangeCard(connection, { name: "update_article", input }, "h2 bdi")
         assert.strictEqual(yield* textOf(frame, "h2 bdi"), "⟨U+202E⟩cod.exe")
         assert.strictEqual(yield* textOf(frame, "dl.field-changes ins bdi"), "A plain line")
         assert.deepStrictEqual(yield* violations(frame), [])
@@ -378,21 +390,18 @@ describe.runIf(browserAvailable())("in a browser", () => {
 
     it.scoped("a saved featured image's card shows the image from the service and the revision it made", () =>
       Effect.gen(function* () {
-        const { client, articleId, card, tool } = yield* connected
+        const connection = yield* connected
+        const { articleId } = connection
         const input = {
           article_id: articleId,
           image: Buffer.from(demoImage("Frozen pipe")).toString("base64"),
           reason: "A winter picture"
         }
-        const result = yield* Effect.promise(() =>
-          client.callTool({ name: "replace_featured_image", arguments: input })
+        const { result, page, frame } = yield* articleChangeCard(
+          connection,
+          { name: "replace_featured_image", input },
+          "img.card-image"
         )
-        assert.notStrictEqual(result.isError, true, JSON.stringify(result.content))
-        const page = yield* hostPage({
-          card: yield* card("ui://content-backlink-service/article-change.html"),
-          width: 640
-        })
-        const frame = yield* show(page, tool("replace_featured_image"), input, result, "img.card-image")
         assert.include(yield* textOf(frame, ".badge"), "Saved")
         const made = (result.structuredContent as { data: { revision: number } }).data.revision
         assert.include(yield* textOf(frame, "[role=status]"), `Revision ${made} is now the article's current revision`)

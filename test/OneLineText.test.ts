@@ -1,20 +1,18 @@
 // @tags: runtime
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/Auth/Accounts.js"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
-import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import type { AccountId, ArticleId, SiteId } from "../src/Domain/Ids.js"
 import { cbs } from "./support/Cbs.js"
+import { tempFile } from "./support/CbsProcess.js"
 import { clockStarts } from "./support/Clock.js"
 import { request } from "./support/Http.js"
 import { makeBrowser, REDIRECT_URI, signInWithSdk } from "./support/McpClient.js"
 import { sharedMcpSession } from "./support/McpSession.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { siteOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 import { open, PASSWORD, signedInAccount } from "./support/WebPages.js"
 
 /**
@@ -45,6 +43,31 @@ const stored = (id: ArticleId) =>
     return { ...article!, revisions: count!.n }
   })
 
+const ONE_TO_TWO = [{ find: "one", replace: "two" }]
+
+/**
+ * An article titled "Kept" in `siteId`, and a check that it is still as made: nothing
+ * saved, no revision.
+ */
+const keptArticle = (siteId: SiteId) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const id = yield* app.makeArticle(siteId, { title: "Kept", body: "<p>one</p>" })
+    const before = yield* stored(id)
+    return { id, assertUnchanged: Effect.map(stored(id), (now) => assert.deepStrictEqual(now, before)) }
+  })
+
+/** A REST answer refusing `field` for holding the control character `found`. */
+const assertRefused = (
+  res: { readonly status: number; readonly body: Record<string, unknown> },
+  field: string,
+  found: string
+) => {
+  assert.strictEqual(res.status, 422, JSON.stringify(res.body))
+  assert.strictEqual(res.body["error"], "validation_error")
+  assert.strictEqual(res.body["message"], oneLineMessage(field, found))
+}
+
 const keyNames = (accountId: AccountId) =>
   Effect.map(
     Effect.flatMap(ApiKeys, (keys) => keys.list(accountId)),
@@ -59,36 +82,27 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
     it.effect("PATCH with a reason holding U+202E is 422 validation_error naming reason, and saves nothing", () =>
       Effect.gen(function* () {
         yield* startClock
-        const app = yield* TestApp
-        const { accountId, key } = yield* app.makeAccount()
-        const id = yield* app.makeArticle(yield* app.makeSite(accountId), { title: "Kept", body: "<p>one</p>" })
-        const before = yield* stored(id)
-        const res = yield* write(key, "PATCH", id, {
-          replacements: [{ find: "one", replace: "two" }],
-          reason: SPOOFED_REASON
-        })
-        assert.strictEqual(res.status, 422, JSON.stringify(res.body))
-        assert.strictEqual(res.body["error"], "validation_error")
-        assert.strictEqual(res.body["message"], oneLineMessage("reason", "U+202E"))
-        assert.deepStrictEqual(yield* stored(id), before)
+        const { key, siteId } = yield* siteOfNewAccount
+        const { id, assertUnchanged } = yield* keptArticle(siteId)
+        const res = yield* write(key, "PATCH", id, { replacements: ONE_TO_TWO, reason: SPOOFED_REASON })
+        assertRefused(res, "reason", "U+202E")
+        yield* assertUnchanged
       })
     )
 
     it.effect("a title with ESC, or a meta description with a line break, is 422 naming the field", () =>
       Effect.gen(function* () {
         yield* startClock
-        const app = yield* TestApp
-        const { accountId, key } = yield* app.makeAccount()
-        const id = yield* app.makeArticle(yield* app.makeSite(accountId), { title: "Kept", body: "<p>one</p>" })
-        const before = yield* stored(id)
+        const { key, siteId } = yield* siteOfNewAccount
+        const { id, assertUnchanged } = yield* keptArticle(siteId)
         const title = yield* write(key, "PUT", id, { title: "Red\u001b[31m alert", body: "<p>two</p>" })
-        assert.strictEqual(title.status, 422, JSON.stringify(title.body))
-        assert.strictEqual(title.body["error"], "validation_error")
-        assert.strictEqual(title.body["message"], oneLineMessage("title", "U+001B"))
-        const meta = yield* write(key, "PATCH", id, { meta_description: "first\nsecond" })
-        assert.strictEqual(meta.status, 422, JSON.stringify(meta.body))
-        assert.strictEqual(meta.body["message"], oneLineMessage("meta_description", "U+000A"))
-        assert.deepStrictEqual(yield* stored(id), before)
+        assertRefused(title, "title", "U+001B")
+        assertRefused(
+          yield* write(key, "PATCH", id, { meta_description: "first\nsecond" }),
+          "meta_description",
+          "U+000A"
+        )
+        yield* assertUnchanged
         // The same text without the controls is taken.
         const fine = yield* write(key, "PUT", id, { title: "Red alert", body: "<p>two</p>", reason: "exe.txt fixed" })
         assert.strictEqual(fine.status, 200, JSON.stringify(fine.body))
@@ -99,18 +113,16 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
       Effect.gen(function* () {
         yield* startClock
         const { siteId, callTool } = yield* session
-        const app = yield* TestApp
-        const id = yield* app.makeArticle(siteId, { title: "Kept", body: "<p>one</p>" })
-        const before = yield* stored(id)
+        const { id, assertUnchanged } = yield* keptArticle(siteId)
         const reply = yield* callTool("update_article", {
           article_id: id,
-          replacements: [{ find: "one", replace: "two" }],
+          replacements: ONE_TO_TWO,
           reason: SPOOFED_REASON
         })
         assert.isTrue(reply.isError, JSON.stringify(reply.text))
         assert.strictEqual(reply.text.error, "validation_error")
         assert.strictEqual(reply.text.message, oneLineMessage("reason", "U+202E"))
-        assert.deepStrictEqual(yield* stored(id), before)
+        yield* assertUnchanged
       })
     )
   })
@@ -122,8 +134,7 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
         Effect.gen(function* () {
           yield* startClock
           const { app, browser, accountId } = yield* signedInAccount()
-          const id = yield* app.makeArticle(yield* app.makeSite(accountId), { title: "Kept", body: "<p>one</p>" })
-          const before = yield* stored(id)
+          const { id, assertUnchanged } = yield* keptArticle(yield* app.makeSite(accountId))
           const page = yield* open(browser, `/articles/${id}`)
           for (const [fields, message] of [
             [{ title: "Kept", reason: SPOOFED_REASON }, oneLineMessage("reason", "U+202E")],
@@ -138,7 +149,7 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
             assert.strictEqual(reply.status, 422)
             assert.include(reply.text, message)
           }
-          assert.deepStrictEqual(yield* stored(id), before)
+          yield* assertUnchanged
         })
     )
   })
@@ -177,12 +188,9 @@ layer(TestServerLive.pipe(Layer.merge(NodeContext.layer)))("one-line text", (it)
     it.scoped("cbs import refuses an article title with a control character, naming the field", () =>
       Effect.gen(function* () {
         yield* startClock
-        const dir = mkdtempSync(join(tmpdir(), "cbs-one-line-"))
-        yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-        const file = join(dir, "import.json")
         const website = "https://one-line-import.example.com"
-        writeFileSync(
-          file,
+        const file = yield* tempFile(
+          "import.json",
           JSON.stringify({
             accounts: [
               {

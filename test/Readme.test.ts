@@ -3,8 +3,7 @@ import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { cbsEnv, freePort, startCbs, tempDir, waitForLine } from "./support/CbsProcess.js"
-import { PATIENCE } from "./support/Eventually.js"
+import { cbsEnv, freePort, serveReady, tempDir } from "./support/CbsProcess.js"
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
 
@@ -33,9 +32,7 @@ describe("the README, as written", () => {
       Effect.gen(function* () {
         const dir = yield* tempDir("cbs-readme-")
         const port = yield* freePort
-        const served = yield* startCbs(["serve"], yield* cbsEnv(join(dir, "data"), { PORT: String(port) }))
-        const key = yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
-        yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout(PATIENCE))
+        const { served, key } = yield* serveReady(yield* cbsEnv(join(dir, "data"), { PORT: String(port) }))
 
         // The quick start's banner, line for line (its password and key are placeholders).
         const banner = served.stdout().split("\n")

@@ -12,7 +12,14 @@ import { HttpServerLive } from "../src/Server/Server.js"
 import type { Database } from "../src/Sql/Database.js"
 import { clockStarts } from "./support/Clock.js"
 import { waitUntil } from "./support/Eventually.js"
-import { hiddenField, makeBrowser, signInFormToken, submitSignIn, withToken } from "./support/McpClient.js"
+import {
+  type Browser,
+  hiddenField,
+  makeBrowser,
+  signInFormToken,
+  submitSignIn,
+  withToken
+} from "./support/McpClient.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD } from "./support/WebPages.js"
 
@@ -30,6 +37,20 @@ const makeUser = Effect.gen(function* () {
   const { accountId } = yield* app.makeAccount({ email, password: PASSWORD })
   return { app, email, accountId, browser: makeBrowser(app.baseUrl) }
 })
+
+/** At the start of a test: the clock started, and a new user. */
+const newUser = Effect.andThen(startClock, makeUser)
+
+/** `times` sign-ins with the wrong credentials `attempt(i)` gives, each refused 401. */
+const refused = (
+  browser: Browser,
+  times: number,
+  attempt: (i: number) => { readonly email: string; readonly password: string }
+) =>
+  Effect.forEach(
+    Array.from({ length: times }, (_, i) => i),
+    (i) => Effect.map(submitSignIn(browser, attempt(i)), (reply) => assert.strictEqual(reply.status, 401, reply.text))
+  )
 
 const count = (table: "web_sessions") =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -75,8 +96,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "the form carries a token tied to its cookie; posted from this site's origin, or with none, it signs in",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { app, email, browser } = yield* makeUser
+          const { app, email, browser } = yield* newUser
           const form = yield* browser.get("/signin")
           const cookie = form.headers.getSetCookie().find((line) => line.startsWith("cbs_signin="))!
           assert.match(cookie, /HttpOnly/i)
@@ -95,8 +115,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("a POST from another origin is refused with 403 even with the right token and cookie", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const before = yield* count("web_sessions")
         for (const origin of ["http://evil.example", "null", "http://localhost:1"]) {
           const reply = yield* submitSignIn(browser, { email, password: PASSWORD }, { origin })
@@ -112,8 +131,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "a POST without the pre-session cookie, or with a missing, wrong or foreign token, is refused with 403",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { app, email, browser } = yield* makeUser
+          const { app, email, browser } = yield* newUser
           const fields = { email, password: PASSWORD }
           // An auto-submitted form on another site: no cookie of the sign-in form, no token.
           const forged = yield* browser.post("/signin", fields)
@@ -139,8 +157,7 @@ layer(TestServerLive)("sign-in", (it) => {
   describe("what the form takes", () => {
     it.effect("an e-mail or a password holding NUL re-shows the form with 422 and a message, never a 500", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const before = yield* count("web_sessions")
         for (const fields of [
           { email: `a\u0000${email}`, password: PASSWORD },
@@ -160,8 +177,7 @@ layer(TestServerLive)("sign-in", (it) => {
   describe("where sign-in leads", () => {
     it.effect("a return_to outside ASCII is answered 303 with a percent-encoded Location, not a 500", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, email, browser } = yield* makeUser
+        const { app, email, browser } = yield* newUser
         const before = yield* count("web_sessions")
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/sites/€?q=é" })
         assert.strictEqual(reply.status, 303, reply.text)
@@ -179,8 +195,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("signing in at /signin without return_to lands on the websites page, and /signin then links there", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD })
         assert.strictEqual(reply.status, 303, reply.text)
         assert.strictEqual(reply.location, "/sites")
@@ -196,8 +211,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("sign-in only returns to a path on this site", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, email } = yield* makeUser
+        const { app, email } = yield* newUser
         for (const returnTo of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
           const reply = yield* submitSignIn(makeBrowser(app.baseUrl), {
             email,
@@ -212,8 +226,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("a return_to whose dot segments resolve to //host is dropped, never sent on as a network path", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const reply = yield* submitSignIn(browser, { email, password: PASSWORD, return_to: "/a/../..//evil.example/" })
         assert.strictEqual(reply.status, 303)
         assert.notInclude(reply.location ?? "", "evil.example")
@@ -224,12 +237,8 @@ layer(TestServerLive)("sign-in", (it) => {
   describe("throttling", () => {
     it.effect("after 10 wrong passwords for an e-mail within 15 minutes, even the right password waits", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
-        for (let i = 0; i < 10; i++) {
-          const reply = yield* submitSignIn(browser, { email, password: `wrong ${i}` })
-          assert.strictEqual(reply.status, 401)
-        }
+        const { email, browser } = yield* newUser
+        yield* refused(browser, 10, (i) => ({ email, password: `wrong ${i}` }))
         const throttled = yield* submitSignIn(browser, { email: email.toUpperCase(), password: PASSWORD })
         assert.strictEqual(throttled.status, 429)
         assert.include(throttled.text, "wait")
@@ -243,8 +252,7 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("60 wrong passwords sent at once check at most 10, and the right password after them waits", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
+        const { email, browser } = yield* newUser
         const csrf = yield* signInFormToken(browser)
         const replies = yield* Effect.all(
           Array.from({ length: 60 }, (_, i) =>
@@ -265,11 +273,8 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("a right password gives back only its own slot: the wrong ones before it still count", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { email, browser } = yield* makeUser
-        for (let i = 0; i < 9; i++) {
-          assert.strictEqual((yield* submitSignIn(browser, { email, password: `wrong ${i}` })).status, 401)
-        }
+        const { email, browser } = yield* newUser
+        yield* refused(browser, 9, (i) => ({ email, password: `wrong ${i}` }))
         assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 303)
         const other = makeBrowser((yield* TestApp).baseUrl)
         assert.strictEqual((yield* submitSignIn(other, { email, password: "wrong 9" })).status, 401)
@@ -279,12 +284,8 @@ layer(TestServerLive)("sign-in", (it) => {
 
     it.effect("wrong passwords for 10 different e-mails from one client address lock that address", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser } = yield* makeUser
-        for (let i = 0; i < 10; i++) {
-          const reply = yield* submitSignIn(browser, { email: `nobody-${i}@example.com`, password: "wrong" })
-          assert.strictEqual(reply.status, 401)
-        }
+        const { browser } = yield* newUser
+        yield* refused(browser, 10, (i) => ({ email: `nobody-${i}@example.com`, password: "wrong" }))
         const { email } = yield* makeUser
         assert.strictEqual((yield* submitSignIn(browser, { email, password: PASSWORD })).status, 429)
       })
@@ -296,8 +297,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "an N=2^15 hash is replaced by an N=2^17 one at the next sign-in, and a wrong password changes nothing",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { email, accountId } = yield* makeUser
+          const { email, accountId } = yield* newUser
           const sql = yield* SqlClient.SqlClient
           const old = hashAtN15(PASSWORD)
           yield* sql`update users set password_hash = ${old} where account_id = ${accountId}`.pipe(Effect.orDie)
@@ -321,8 +321,7 @@ layer(TestServerLive)("sign-in", (it) => {
       "while every password check is taken and the waiting room is full, a sign-in is answered 503 with Retry-After and the form, never queued",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { email, browser } = yield* makeUser
+          const { email, browser } = yield* newUser
           const checks = yield* PasswordChecks
           const release = yield* Deferred.make<void>()
           // The test's own "checks" take every permit and every place in the waiting room, one after another.

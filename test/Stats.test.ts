@@ -21,6 +21,16 @@ const getStats = (key: string, siteId: SiteId, query: StatsQuery = {}) =>
     return yield* client.stats.getStats({ path: { id: siteId }, urlParams: query })
   })
 
+/** The first and last day an answer counts. */
+const assertDays = (
+  body: { readonly data: { readonly from: string; readonly to: string } },
+  from: string,
+  to: string
+) => {
+  assert.strictEqual(body.data.from, from)
+  assert.strictEqual(body.data.to, to)
+}
+
 /** `YYYY-MM-DD` of a UTC date. */
 const day = (date: Date) => date.toISOString().slice(0, 10)
 /** The UTC day `offset` days after `date`'s. */
@@ -62,24 +72,103 @@ const rangeFixture = (siteId: SiteId, first: Date, last: Date) =>
     yield* app.makeBacklink(siteId, { acquired_at: null, category: "local" })
   })
 
+/** The four counts of a period or a month. */
+const tally = (articles: number, industry: number, local: number) => ({
+  articles_published: articles,
+  backlinks_acquired: industry + local,
+  backlinks_industry: industry,
+  backlinks_local: local
+})
+
 /** The counts `rangeFixture` puts inside its range. */
 const expectedCounts = (siteId: SiteId, first: Date, last: Date) => ({
   site_id: siteId,
   from: day(first),
   to: day(last),
-  articles_published: 2,
-  backlinks_acquired: 5,
-  backlinks_industry: 3,
-  backlinks_local: 2
+  ...tally(2, 3, 2)
 })
+
+/** A UTC day given as `YYYY-MM-DD`. */
+const utcDay = (date: string) => new Date(`${date}T00:00:00Z`)
+const days = (first: string, last: string) => () => ({ first: utcDay(first), last: utcDay(last) })
+const today = new Date()
+
+/** Queries that count one inclusive range of UTC days, which `rangeFixture` fills; `now` is the server's today. */
+const rangeCases: ReadonlyArray<{
+  readonly name: string
+  readonly now?: Date
+  readonly query: StatsQuery
+  readonly range: (now: Date) => { readonly first: Date; readonly last: Date }
+  readonly timeZone?: string
+}> = [
+  {
+    name: "period=this_month counts the whole current UTC calendar month",
+    now: today,
+    query: { period: "this_month" },
+    range: (now) => monthOf(now, 0)
+  },
+  {
+    name: "without period, from or to, the period is this_month",
+    now: today,
+    query: {},
+    range: (now) => monthOf(now, 0)
+  },
+  {
+    name: "period=last_month counts the whole previous UTC calendar month",
+    now: today,
+    query: { period: "last_month" },
+    range: (now) => monthOf(now, -1)
+  },
+  {
+    name: "period=last_30_days counts today and the 29 days before it",
+    now: today,
+    query: { period: "last_30_days" },
+    range: (now) => ({ first: addDays(now, -29), last: addDays(now, 0) })
+  },
+  {
+    name: "last_month in January is December of the previous year",
+    now: new Date("2027-01-15T12:00:00Z"),
+    query: { period: "last_month" },
+    range: days("2026-12-01", "2026-12-31")
+  },
+  {
+    name: "last_30_days across a month boundary: on 2026-03-10 it is 2026-02-09 to 2026-03-10",
+    now: new Date("2026-03-10T08:00:00Z"),
+    query: { period: "last_30_days" },
+    range: days("2026-02-09", "2026-03-10")
+  },
+  {
+    name: "period=2026-10 counts that UTC month: 23:59:59 on its last day counted, 00:00:00 the next day not",
+    query: { period: "2026-10" },
+    range: days("2026-10-01", "2026-10-31")
+  },
+  {
+    name: "period=2026-10-15 counts that single UTC day",
+    query: { period: "2026-10-15" },
+    range: days("2026-10-15", "2026-10-15")
+  },
+  {
+    name: "from and to count their inclusive UTC days",
+    query: { from: "2026-09-20", to: "2026-10-05" },
+    range: days("2026-09-20", "2026-10-05")
+  },
+  {
+    name: "from and to take precedence over period",
+    query: { period: "2026-10", from: "2026-09-01", to: "2026-09-30" },
+    range: days("2026-09-01", "2026-09-30")
+  },
+  {
+    name: "counts use UTC days whatever the database session's TimeZone setting",
+    query: { period: "2026-10" },
+    range: days("2026-10-01", "2026-10-31"),
+    timeZone: "Pacific/Kiritimati"
+  }
+]
 
 /** One month of the `months` series. */
 const monthStats = (month: string, articles: number, industry: number, local: number) => ({
   month,
-  articles_published: articles,
-  backlinks_acquired: industry + local,
-  backlinks_industry: industry,
-  backlinks_local: local
+  ...tally(articles, industry, local)
 })
 
 /**
@@ -108,6 +197,14 @@ const monthsFixture = (siteId: SiteId) =>
     yield* app.makeBacklink(siteId, { acquired_at: "2026-11-01T00:00:00Z", category: "local" })
   })
 
+/** A new website with `monthsFixture`'s counts, and its stats for `query`. */
+const monthsFixtureStats = (query: StatsQuery) =>
+  Effect.gen(function* () {
+    const { key, siteId } = yield* siteOfNewAccount
+    yield* monthsFixture(siteId)
+    return { siteId, body: yield* getStats(key, siteId, query) }
+  })
+
 /** What `monthsFixture` puts in August, September and October 2026. */
 const fixtureMonths = [monthStats("2026-08", 1, 2, 1), monthStats("2026-09", 0, 0, 0), monthStats("2026-10", 3, 0, 2)]
 
@@ -119,101 +216,27 @@ const setNow = (instant: Date) => TestClock.setTime(instant.getTime())
 
 layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
   describe("periods", () => {
-    it.effect("period=this_month counts the whole current UTC calendar month", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const now = new Date()
-        yield* setNow(now)
-        const { first, last } = monthOf(now, 0)
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { period: "this_month" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
-
-    it.effect("without period, from or to, the period is this_month", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const now = new Date()
-        yield* setNow(now)
-        const { first, last } = monthOf(now, 0)
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId)
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
-
-    it.effect("period=last_month counts the whole previous UTC calendar month", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const now = new Date()
-        yield* setNow(now)
-        const { first, last } = monthOf(now, -1)
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { period: "last_month" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
-
-    it.effect("period=last_30_days counts today and the 29 days before it", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const now = new Date()
-        yield* setNow(now)
-        const today = addDays(now, 0)
-        const first = addDays(today, -29)
-        yield* rangeFixture(siteId, first, today)
-        const body = yield* getStats(key, siteId, { period: "last_30_days" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, today) })
-      })
-    )
+    for (const { name, now, query, range, timeZone } of rangeCases) {
+      it.effect(name, () =>
+        Effect.gen(function* () {
+          const { key, siteId } = yield* siteOfNewAccount
+          if (now !== undefined) yield* setNow(now)
+          const { first, last } = range(now ?? today)
+          yield* rangeFixture(siteId, first, last)
+          const ask = getStats(key, siteId, query)
+          const body = yield* timeZone === undefined ? ask : withSessionTimeZone(timeZone, ask)
+          assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+        })
+      )
+    }
 
     it.effect("this_month follows the UTC day: at 23:59:59 on 31 October it is October, a second later November", () =>
       Effect.gen(function* () {
         const { key, siteId } = yield* siteOfNewAccount
         yield* setNow(new Date("2026-10-31T23:59:59Z"))
-        const october = yield* getStats(key, siteId, { period: "this_month" })
-        assert.strictEqual(october.data.from, "2026-10-01")
-        assert.strictEqual(october.data.to, "2026-10-31")
+        assertDays(yield* getStats(key, siteId, { period: "this_month" }), "2026-10-01", "2026-10-31")
         yield* setNow(new Date("2026-11-01T00:00:00Z"))
-        const november = yield* getStats(key, siteId, { period: "this_month" })
-        assert.strictEqual(november.data.from, "2026-11-01")
-        assert.strictEqual(november.data.to, "2026-11-30")
-      })
-    )
-
-    it.effect("last_month in January is December of the previous year", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* setNow(new Date("2027-01-15T12:00:00Z"))
-        const first = new Date(Date.UTC(2026, 11, 1))
-        const last = new Date(Date.UTC(2026, 11, 31))
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { period: "last_month" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
-
-    it.effect("last_30_days across a month boundary: on 2026-03-10 it is 2026-02-09 to 2026-03-10", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        yield* setNow(new Date("2026-03-10T08:00:00Z"))
-        const first = new Date(Date.UTC(2026, 1, 9))
-        const last = new Date(Date.UTC(2026, 2, 10))
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { period: "last_30_days" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
-
-    it.effect("period=2026-10 counts that UTC month: 23:59:59 on its last day counted, 00:00:00 the next day not", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const first = new Date(Date.UTC(2026, 9, 1))
-        const last = new Date(Date.UTC(2026, 9, 31))
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { period: "2026-10" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+        assertDays(yield* getStats(key, siteId, { period: "this_month" }), "2026-11-01", "2026-11-30")
       })
     )
 
@@ -225,43 +248,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
           ["2028-02", "2028-02-01", "2028-02-29"],
           ["2025-12", "2025-12-01", "2025-12-31"]
         ] as const
-        for (const [period, from, to] of cases) {
-          const body = yield* getStats(key, siteId, { period })
-          assert.strictEqual(body.data.from, from)
-          assert.strictEqual(body.data.to, to)
-        }
-      })
-    )
-
-    it.effect("period=2026-10-15 counts that single UTC day", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const only = new Date(Date.UTC(2026, 9, 15))
-        yield* rangeFixture(siteId, only, only)
-        const body = yield* getStats(key, siteId, { period: "2026-10-15" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, only, only) })
-      })
-    )
-
-    it.effect("from and to count their inclusive UTC days", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const first = new Date(Date.UTC(2026, 8, 20))
-        const last = new Date(Date.UTC(2026, 9, 5))
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { from: "2026-09-20", to: "2026-10-05" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
-
-    it.effect("from and to take precedence over period", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const first = new Date(Date.UTC(2026, 8, 1))
-        const last = new Date(Date.UTC(2026, 8, 30))
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* getStats(key, siteId, { period: "2026-10", from: "2026-09-01", to: "2026-09-30" })
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
+        for (const [period, from, to] of cases) assertDays(yield* getStats(key, siteId, { period }), from, to)
       })
     )
 
@@ -270,15 +257,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const { key, siteId } = yield* siteOfNewAccount
         const body = yield* getStats(key, siteId, { period: "2020-01" })
         assert.deepStrictEqual(body, {
-          data: {
-            site_id: siteId,
-            from: "2020-01-01",
-            to: "2020-01-31",
-            articles_published: 0,
-            backlinks_acquired: 0,
-            backlinks_industry: 0,
-            backlinks_local: 0
-          }
+          data: { site_id: siteId, from: "2020-01-01", to: "2020-01-31", ...tally(0, 0, 0) }
         })
       })
     )
@@ -315,17 +294,6 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         assert.strictEqual(body.data.articles_published, 1)
       })
     )
-
-    it.effect("counts use UTC days whatever the database session's TimeZone setting", () =>
-      Effect.gen(function* () {
-        const { key, siteId } = yield* siteOfNewAccount
-        const first = new Date(Date.UTC(2026, 9, 1))
-        const last = new Date(Date.UTC(2026, 9, 31))
-        yield* rangeFixture(siteId, first, last)
-        const body = yield* withSessionTimeZone("Pacific/Kiritimati", getStats(key, siteId, { period: "2026-10" }))
-        assert.deepStrictEqual(body, { data: expectedCounts(siteId, first, last) })
-      })
-    )
   })
 
   describe("months", () => {
@@ -333,20 +301,9 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
       "months=3 with period=2026-10 adds August, September and October 2026, oldest first, each counted as a period",
       () =>
         Effect.gen(function* () {
-          const { key, siteId } = yield* siteOfNewAccount
-          yield* monthsFixture(siteId)
-          const body = yield* getStats(key, siteId, { period: "2026-10", months: 3 })
+          const { siteId, body } = yield* monthsFixtureStats({ period: "2026-10", months: 3 })
           assert.deepStrictEqual(body, {
-            data: {
-              site_id: siteId,
-              from: "2026-10-01",
-              to: "2026-10-31",
-              articles_published: 3,
-              backlinks_acquired: 2,
-              backlinks_industry: 0,
-              backlinks_local: 2,
-              months: fixtureMonths
-            }
+            data: { site_id: siteId, from: "2026-10-01", to: "2026-10-31", ...tally(3, 0, 2), months: fixtureMonths }
           })
         })
     )
@@ -355,9 +312,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
       "the months are whole UTC months ending with the month of to, whatever day the range starts or ends",
       () =>
         Effect.gen(function* () {
-          const { key, siteId } = yield* siteOfNewAccount
-          yield* monthsFixture(siteId)
-          const body = yield* getStats(key, siteId, { from: "2026-09-20", to: "2026-10-05", months: 2 })
+          const { body } = yield* monthsFixtureStats({ from: "2026-09-20", to: "2026-10-05", months: 2 })
           assert.strictEqual(body.data.articles_published, 1)
           assert.strictEqual(body.data.backlinks_acquired, 1)
           assert.deepStrictEqual(body.data.months, fixtureMonths.slice(1))

@@ -20,6 +20,24 @@ class Payload extends Schema.Class<Payload>("Payload")({
   )
 }) {}
 
+/** A string schema's JSON Schema has a pattern that accepts exactly what the schema decodes, for 500 of `strings`. */
+const assertPatternDecodes = (schema: Schema.Schema<string>, strings: fc.Arbitrary<string>) => {
+  const document = JSONSchema.make(schema) as {
+    readonly type?: string
+    readonly pattern?: string
+    readonly allOf?: unknown
+  }
+  assert.isString(document.pattern)
+  const pattern = new RegExp(document.pattern!, "u")
+  fc.assert(
+    fc.property(strings, (s) => {
+      assert.strictEqual(pattern.test(s), Either.isRight(Schema.decodeUnknownEither(schema)(s)))
+    }),
+    { numRuns: 500 }
+  )
+  return document
+}
+
 /** Strings in which NUL comes up often, next to other control characters (which are fine). */
 const textWithNuls = fc.string({ unit: fc.constantFrom("a", "é", "\u0000", "\u0001", "\n", "\u{1F600}", "\uFFFD") })
 
@@ -75,16 +93,8 @@ describe("Text: Unicode text without NUL", () => {
   })
 
   it("documents itself as a JSON Schema pattern that accepts exactly what it decodes", () => {
-    const document = JSONSchema.make(Text) as { readonly type?: string; readonly pattern?: string }
+    const document = assertPatternDecodes(Text, textWithNuls)
     assert.strictEqual(document.type, "string")
-    assert.isString(document.pattern)
-    const pattern = new RegExp(document.pattern!, "u")
-    fc.assert(
-      fc.property(textWithNuls, (s) => {
-        assert.strictEqual(pattern.test(s), Either.isRight(Schema.decodeUnknownEither(Text)(s)))
-      }),
-      { numRuns: 500 }
-    )
   })
 })
 
@@ -167,15 +177,7 @@ describe("OneLine: one line of text, without control characters", () => {
   })
 
   it("documents itself as a JSON Schema pattern that accepts exactly what it decodes", () => {
-    const document = JSONSchema.make(OneLine) as { readonly pattern?: string; readonly allOf?: unknown }
-    assert.isUndefined(document.allOf)
-    const pattern = new RegExp(document.pattern!, "u")
-    fc.assert(
-      fc.property(textWithControls, (s) => {
-        assert.strictEqual(pattern.test(s), Either.isRight(Schema.decodeUnknownEither(OneLine)(s)))
-      }),
-      { numRuns: 500 }
-    )
+    assert.isUndefined(assertPatternDecodes(OneLine, textWithControls).allOf)
   })
 })
 

@@ -1,73 +1,25 @@
-import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
-import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { Effect } from "effect"
 import { MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
-import { readRowsWritten } from "./support/CallLogBatches.js"
-import { callToolRaw } from "./support/McpClient.js"
-import { TestServerLive } from "./support/TestServer.js"
 import {
-  assertPageHeaders,
-  assistantOf,
-  open,
-  patchArticle,
-  readByApiAndMcp,
-  rowWith,
-  signedInAccount
-} from "./support/WebPages.js"
-
-const startClock = TestClock.setTime(Date.now())
-
-const PARTNER = { href: "https://partner.example/", text: "our partner" }
-const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a> today.</p>`
-
-/** A signed-in user with one article carrying a protected link. */
-const withArticle = Effect.gen(function* () {
-  const account = yield* signedInAccount()
-  const site = yield* account.app.makeSite(account.accountId)
-  const articleId = yield* account.app.makeArticle(site, {
-    title: "Pipes in winter",
-    target_keyword: "frozen pipes",
-    word_count: 5,
-    featured_image_url: "https://images.example/pipe.png",
-    meta_description: "Old meta",
-    body: PROTECTED_BODY
-  })
-  return { ...account, articleId }
-})
-
-const articleRow = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ title: string; body: string; meta_description: string | null }>`
-      select title, body, meta_description from articles where id = ${id}`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.orDie
-    )
-  )
-
-const revisions = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ number: number; origin: string; user_id: number | null; body: string; title: string }>`
-      select number, origin, user_id, body, title from article_revisions where article_id = ${id} order by number`.pipe(
-      Effect.orDie
-    )
-  )
-
-const firstUser = (accountId: AccountId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: number }>`select id from users where account_id = ${accountId} order by id limit 1`.pipe(
-      Effect.map((rows) => Number(rows[0]!.id)),
-      Effect.orDie
-    )
-  )
+  articleEditor,
+  articleRow,
+  firstUser,
+  ORIGINAL_FIELDS,
+  PARTNER,
+  PROTECTED_BODY,
+  revisions,
+  startClock,
+  withArticle
+} from "./support/ArticlePage.js"
+import { TestServerLive } from "./support/TestServer.js"
+import { assertPageHeaders, open, patchArticle, rowWith, signedInAccount } from "./support/WebPages.js"
 
 layer(TestServerLive)("web pages: article", (it) => {
   describe("GET /articles/:id", () => {
     it.effect("shows the metadata, the body in a sandboxed frame and the protected links, with the page headers", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
+        const { browser, page } = yield* articleEditor
         assert.include(page.text, "<h1><bdi>Pipes in winter</bdi></h1>")
         assert.include(page.text, "frozen pipes")
         assert.include(page.text, 'src="https://images.example/pipe.png"')
@@ -114,15 +66,10 @@ layer(TestServerLive)("web pages: article", (it) => {
   describe("the editor", () => {
     it.effect("a save is a 303 to the page saying which revision, stored with origin editor and the user", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId, accountId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const body = `${PROTECTED_BODY}\r\n<p>A new paragraph.</p>`
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
+        const { browser, articleId, accountId, save } = yield* articleEditor
+        const reply = yield* save({
           title: "Pipes in a cold winter",
-          meta_description: "Old meta",
-          body,
+          body: `${PROTECTED_BODY}\r\n<p>A new paragraph.</p>`,
           reason: "fresher intro"
         })
         assert.strictEqual(reply.status, 303, reply.text)
@@ -142,157 +89,93 @@ layer(TestServerLive)("web pages: article", (it) => {
       })
     )
 
-    it.effect("a save that changes title, meta description and body at once is one revision holding all three", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const body = (yield* articleRow(articleId)).body.replace("</p>", " More.</p>")
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
+    for (const { name, fields, stored } of [
+      {
+        name: "a save that changes title, meta description and body at once is one revision holding all three",
+        fields: {
           title: "Pipes in deep winter",
           meta_description: "Newer meta",
-          body
+          body: PROTECTED_BODY.replace("</p>", " More.</p>")
+        },
+        stored: { title: "Pipes in deep winter", meta_description: "Newer meta", body: "More." }
+      },
+      {
+        name: "a change of the meta description only is saved as one revision",
+        fields: { meta_description: "New meta" },
+        stored: { title: "Pipes in winter", meta_description: "New meta", body: PARTNER.href }
+      }
+    ]) {
+      it.effect(name, () =>
+        Effect.gen(function* () {
+          const { articleId, save } = yield* articleEditor
+          const reply = yield* save(fields)
+          assert.strictEqual(reply.status, 303, reply.text)
+          const row = yield* articleRow(articleId)
+          assert.strictEqual(row.title, stored.title)
+          assert.strictEqual(row.meta_description, stored.meta_description)
+          assert.include(row.body, stored.body)
+          assert.strictEqual((yield* revisions(articleId)).length, 1)
         })
-        assert.strictEqual(reply.status, 303, reply.text)
-        const row = yield* articleRow(articleId)
-        assert.strictEqual(row.meta_description, "Newer meta")
-        assert.include(row.body, "More.")
-        const stored = yield* revisions(articleId)
-        assert.strictEqual(stored.length, 1)
-      })
-    )
+      )
+    }
 
-    it.effect("a change of the meta description only is saved as one revision", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "Pipes in winter",
-          meta_description: "New meta",
-          body: (yield* articleRow(articleId)).body
+    for (const { name, fields, says } of [
+      {
+        name: "removing a protected link is refused in plain words, keeps the submitted text and saves nothing",
+        fields: { body: "<p>No more partner here.</p>" },
+        says: [
+          "This change would remove or alter these protected links",
+          PARTNER.href,
+          "No more partner here.",
+          "Nothing was saved."
+        ]
+      },
+      {
+        name: "a script in the body is refused as disallowed HTML, naming the construct",
+        fields: { body: `${PROTECTED_BODY}<script>alert(1)</script>` },
+        says: ["The HTML was refused.", "script"]
+      },
+      {
+        name: "a body with more elements than the bound is refused with the API's own message, and saves nothing",
+        fields: { body: PROTECTED_BODY + "<p>x".repeat(MAX_BODY_ELEMENTS) },
+        says: [`must have at most ${MAX_BODY_ELEMENTS} HTML elements`]
+      },
+      {
+        name: "an empty title is refused as a validation error and saves nothing",
+        fields: { title: "  " },
+        says: ["Please correct this: title: must not be empty"]
+      }
+    ]) {
+      it.effect(name, () =>
+        Effect.gen(function* () {
+          const { articleId, save } = yield* articleEditor
+          const reply = yield* save(fields)
+          assert.strictEqual(reply.status, 422)
+          assertPageHeaders(reply)
+          for (const said of says) assert.include(reply.text, said)
+          assert.deepStrictEqual(yield* articleRow(articleId), ORIGINAL_FIELDS)
+          assert.strictEqual((yield* revisions(articleId)).length, 0)
         })
-        assert.strictEqual(reply.status, 303, reply.text)
-        assert.strictEqual((yield* articleRow(articleId)).meta_description, "New meta")
-        assert.strictEqual((yield* revisions(articleId)).length, 1)
-      })
-    )
-
-    it.effect("removing a protected link is refused in plain words, keeps the submitted text and saves nothing", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "Pipes in winter",
-          meta_description: "Old meta",
-          body: "<p>No more partner here.</p>"
-        })
-        assert.strictEqual(reply.status, 422)
-        assertPageHeaders(reply)
-        assert.include(reply.text, "This change would remove or alter these protected links")
-        assert.include(reply.text, PARTNER.href)
-        assert.include(reply.text, "No more partner here.")
-        assert.include(reply.text, "Nothing was saved.")
-        assert.include((yield* articleRow(articleId)).body, PARTNER.href)
-        assert.strictEqual((yield* revisions(articleId)).length, 0)
-      })
-    )
-
-    it.effect("a script in the body is refused as disallowed HTML, naming the construct", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "Pipes in winter",
-          meta_description: "Old meta",
-          body: `${PROTECTED_BODY}<script>alert(1)</script>`
-        })
-        assert.strictEqual(reply.status, 422)
-        assert.include(reply.text, "The HTML was refused.")
-        assert.include(reply.text, "script")
-        assert.strictEqual((yield* revisions(articleId)).length, 0)
-      })
-    )
-
-    it.effect("a body with more elements than the bound is refused with the API's own message, and saves nothing", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "Pipes in winter",
-          meta_description: "Old meta",
-          body: PROTECTED_BODY + "<p>x".repeat(MAX_BODY_ELEMENTS)
-        })
-        assert.strictEqual(reply.status, 422)
-        assert.include(reply.text, `must have at most ${MAX_BODY_ELEMENTS} HTML elements`)
-        assert.strictEqual((yield* articleRow(articleId)).body, PROTECTED_BODY)
-        assert.strictEqual((yield* revisions(articleId)).length, 0)
-      })
-    )
-
-    it.effect("an empty title is refused as a validation error and saves nothing", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "  ",
-          meta_description: "Old meta",
-          body: PROTECTED_BODY
-        })
-        assert.strictEqual(reply.status, 422)
-        assert.include(reply.text, "Please correct this: title: must not be empty")
-        assert.strictEqual((yield* revisions(articleId)).length, 0)
-      })
-    )
+      )
+    }
 
     it.effect("the editor refuses a too-long reason with the API's own message for it, and saves nothing", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, articleId, accountId } = yield* withArticle
-        const key = yield* app.makeKey(accountId)
+        const { app, articleId, accountId, save } = yield* articleEditor
         const reason = "r".repeat(2001)
-        const viaApi = yield* app.fetch(`/api/v1/articles/${articleId}`, {
-          method: "PATCH",
-          headers: { "x-api-key": key, "content-type": "application/json" },
-          body: JSON.stringify({ title: "New", reason })
-        })
-        const apiError = (yield* Effect.promise(() => viaApi.json())) as { message: string; limit: number }
+        const viaApi = yield* patchArticle(yield* app.makeKey(accountId), articleId)({ title: "New", reason })
         assert.strictEqual(viaApi.status, 422)
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "New",
-          meta_description: "Old meta",
-          body: PROTECTED_BODY,
-          reason
-        })
+        const reply = yield* save({ title: "New", reason })
         assert.strictEqual(reply.status, 422)
-        assert.include(reply.text, apiError.message)
+        assert.include(reply.text, (JSON.parse(viaApi.text) as { message: string }).message)
         assert.strictEqual((yield* revisions(articleId)).length, 0)
       })
     )
 
     it.effect("an edit or a restore with a missing or wrong CSRF token is 403 and changes nothing", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
-        yield* browser.post(`/articles/${articleId}/edit`, {
-          csrf: page.csrf,
-          title: "Second title",
-          meta_description: "Old meta",
-          body: PROTECTED_BODY
-        })
+        const { browser, articleId, page, save } = yield* articleEditor
+        yield* save({ title: "Second title" })
         const before = yield* revisions(articleId)
         for (const csrf of [undefined, "wrong", `${page.csrf}x`]) {
           const fields = { title: "Hacked", meta_description: "x", body: "<p>x</p>" }
@@ -317,9 +200,7 @@ layer(TestServerLive)("web pages: article", (it) => {
   describe("the rich-text editor's routes", () => {
     it.effect("the editor's script is served with a content hash for a year, and the page's CSP stays strict", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
+        const { browser, page } = yield* articleEditor
         const src = /<script src="(\/assets\/editor\.js\?v=[0-9a-f]{12})" defer><\/script>/.exec(page.text)?.[1]
         assert.isDefined(src)
         // The textarea stays in the page: it is the editor without script.
@@ -338,13 +219,11 @@ layer(TestServerLive)("web pages: article", (it) => {
       "Preview changes answers the dry run's diff, as a part or as the page; it saves nothing and needs CSRF",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { browser, articleId } = yield* withArticle
-          const page = yield* open(browser, `/articles/${articleId}`)
+          const { browser, articleId, page } = yield* articleEditor
           const fields = {
+            ...ORIGINAL_FIELDS,
             csrf: page.csrf,
             title: "Pipes in a cold winter",
-            meta_description: "Old meta",
             body: `${PROTECTED_BODY}\n<p>New paragraph.</p>`
           }
           const part = yield* browser.post(`/articles/${articleId}/preview`, fields, { "x-page-part": "preview" })
@@ -381,9 +260,7 @@ layer(TestServerLive)("web pages: article", (it) => {
 
     it.effect("the featured-image form needs the CSRF token in its multipart body, and a non-image is refused", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId } = yield* withArticle
-        const page = yield* open(browser, `/articles/${articleId}`)
+        const { browser, articleId, page } = yield* articleEditor
         const send = (fields: Record<string, string>, file?: Blob) => {
           const form = new FormData()
           for (const [name, value] of Object.entries(fields)) form.append(name, value)
@@ -407,242 +284,6 @@ layer(TestServerLive)("web pages: article", (it) => {
           (yield* revisions(articleId)).map((r) => r.origin),
           ["editor"]
         )
-      })
-    )
-  })
-
-  describe("revisions", () => {
-    it.effect(
-      "a revision shows its content and a diff against the current body; Restore stores a new editor revision",
-      () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { browser, articleId } = yield* withArticle
-          let page = yield* open(browser, `/articles/${articleId}`)
-          const edit = (body: string, title: string) =>
-            browser.post(`/articles/${articleId}/edit`, { csrf: page.csrf, title, meta_description: "Old meta", body })
-          assert.strictEqual((yield* edit(`${PROTECTED_BODY}\n<p>First version.</p>`, "First")).status, 303)
-          assert.strictEqual((yield* edit(`${PROTECTED_BODY}\n<p>Second version.</p>`, "Second")).status, 303)
-          const [first, second] = yield* revisions(articleId)
-          page = yield* open(browser, `/articles/${articleId}/revisions/${first!.number}`)
-          assert.include(page.text, `<h1>Revision ${first!.number} of <bdi>Second</bdi></h1>`)
-          assert.include(page.text, "<del>- &lt;p&gt;First version.&lt;/p&gt;</del>")
-          assert.include(page.text, "<ins>+ &lt;p&gt;Second version.&lt;/p&gt;</ins>")
-          // The kept line holding the protected link is marked, as in a preview's diff.
-          assert.match(page.text, /<span> {2}[^<]*<mark class="protected-source"/)
-          assert.match(page.text, /<iframe class="body" sandbox /)
-          const restored = yield* browser.post(`/articles/${articleId}/revisions/${first!.number}/restore`, {
-            csrf: page.csrf
-          })
-          assert.strictEqual(restored.status, 303, restored.text)
-          const all = yield* revisions(articleId)
-          assert.strictEqual(all.length, 3)
-          const latest = all[2]!
-          assert.strictEqual(latest.number, second!.number + 1)
-          assert.strictEqual(latest.origin, "editor")
-          assert.strictEqual(latest.body, first!.body)
-          assert.strictEqual(latest.title, "First")
-          assert.strictEqual(restored.location, `/articles/${articleId}?saved=${latest.number}`)
-          const missing = yield* browser.get(`/articles/${articleId}/revisions/99`)
-          assert.strictEqual(missing.status, 404)
-        })
-    )
-  })
-
-  describe("history and refused restores", () => {
-    it.effect("the history names an API key change by the key, and a refused restore says why and saves nothing", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, articleId, accountId } = yield* withArticle
-        const key = yield* app.makeKey(accountId)
-        const put = yield* app.fetch(`/api/v1/articles/${articleId}`, {
-          method: "PUT",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ body: `${PROTECTED_BODY}<p>From the API.</p>`, reason: "api change" })
-        })
-        assert.strictEqual(put.status, 200, yield* Effect.promise(() => put.text()))
-        const page = yield* open(browser, `/articles/${articleId}`)
-        const row = rowWith(page.text, "api change")
-        assert.include(row, '<td data-label="Origin">API</td>')
-        assert.include(row, "API key “<bdi>key ")
-        // A revision without the protected link (as an import might have left one): restoring it would drop the link.
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`insert into article_revisions ${sql.insert({
-          article_id: articleId,
-          number: 90,
-          origin: "API",
-          title: "Old",
-          body: "<p>No link.</p>"
-        })}`.pipe(Effect.orDie)
-        const before = yield* revisions(articleId)
-        const refused = yield* browser.post(`/articles/${articleId}/revisions/90/restore`, { csrf: page.csrf })
-        assert.strictEqual(refused.status, 422)
-        assertPageHeaders(refused)
-        assert.include(refused.text, "Nothing was restored.")
-        assert.include(refused.text, "This change would remove or alter these protected links")
-        assert.deepStrictEqual(yield* revisions(articleId), before)
-      })
-    )
-  })
-
-  describe("GET /articles/:id/activity", () => {
-    it.effect("lists the article's API and MCP calls, newest first", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, articleId, accountId, email } = yield* withArticle
-        const key = yield* app.makeKey(accountId)
-        yield* readByApiAndMcp({ articleId, key, email })
-        const page = yield* open(browser, `/articles/${articleId}/activity`)
-        const mcpRow = rowWith(page.text, "get_article")
-        assert.include(mcpRow, "MCP")
-        const apiRow = rowWith(page.text, `GET /api/v1/articles/${articleId}`)
-        assert.include(apiRow, "API")
-        assert.include(apiRow, ">200<")
-        assert.isBelow(page.text.indexOf("get_article"), page.text.indexOf(`GET /api/v1/articles/${articleId}`))
-      })
-    )
-
-    it.effect("tells the whole story: editor saves and restores with who and why, beside API and MCP calls", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, articleId, accountId, email } = yield* withArticle
-        const key = yield* app.makeKey(accountId)
-        const page = yield* open(browser, `/articles/${articleId}`)
-        for (const [title, reason] of [
-          ["Second", "first save"],
-          ["Third", "second save"],
-          ["Fourth", ""]
-        ] as const) {
-          const reply = yield* browser.post(`/articles/${articleId}/edit`, {
-            csrf: page.csrf,
-            title,
-            meta_description: "Old meta",
-            body: PROTECTED_BODY,
-            reason
-          })
-          assert.strictEqual(reply.status, 303)
-        }
-        const restored = yield* browser.post(`/articles/${articleId}/revisions/1/restore`, { csrf: page.csrf })
-        assert.strictEqual(restored.status, 303)
-        yield* readByApiAndMcp({ articleId, key, email })
-        const activity = yield* open(browser, `/articles/${articleId}/activity`)
-        assert.include(rowWith(activity.text, "first save"), "editor")
-        assert.include(rowWith(activity.text, "first save"), email)
-        assert.include(rowWith(activity.text, "second save"), "Revision")
-        assert.include(rowWith(activity.text, "Restored revision 1"), "editor")
-        assert.include(rowWith(activity.text, "get_article"), "MCP")
-        assert.include(rowWith(activity.text, `GET /api/v1/articles/${articleId}`), "API")
-        const onlyEditor = yield* open(browser, `/articles/${articleId}/activity?origin=editor`)
-        assert.strictEqual((onlyEditor.text.match(/<tr><th scope="row">/g) ?? []).length, 4)
-        assert.notInclude(onlyEditor.text, "get_article")
-        const onlyMcp = yield* open(browser, `/articles/${articleId}/activity?origin=MCP`)
-        assert.notInclude(onlyMcp.text, "first save")
-        assert.include(onlyMcp.text, "get_article")
-      })
-    )
-
-    it.effect(
-      "tells previews and replays from changes, shows every change's reason, and links changes and revisions",
-      () =>
-        Effect.gen(function* () {
-          yield* startClock
-          const { app, browser, articleId, accountId, email } = yield* withArticle
-          const key = yield* app.makeKey(accountId)
-          const patch = patchArticle(key, articleId)
-          // A preview, a keyed change and its replay through the API, and a change through MCP, each with a reason.
-          assert.strictEqual(
-            (yield* patch({ title: "Previewed", reason: "just looking" }, "?dry_run=true")).status,
-            200
-          )
-          yield* TestClock.adjust("1 second")
-          const keyed = { "idempotency-key": "activity-replay" }
-          assert.strictEqual((yield* patch({ title: "By the API", reason: "api reason" }, "", keyed)).status, 200)
-          yield* TestClock.adjust("1 second")
-          const replay = yield* patch({ title: "By the API", reason: "api reason" }, "", keyed)
-          assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
-          yield* TestClock.adjust("1 second")
-          const { mcpUrl, accessToken } = yield* assistantOf(email)
-          const tool = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
-            article_id: articleId,
-            title: "Retitled by an assistant",
-            meta_description: "Set by an assistant",
-            reason: "mcp reason"
-          })
-          assert.isFalse(tool.isError, JSON.stringify(tool.text))
-          // A preview through MCP is marked the same way.
-          const previewed = yield* callToolRaw(mcpUrl, accessToken, "update_article", {
-            article_id: articleId,
-            title: "Only looking",
-            dry_run: true
-          })
-          assert.isFalse(previewed.isError, JSON.stringify(previewed.text))
-          yield* readRowsWritten
-
-          const activity = yield* open(browser, `/articles/${articleId}/activity`)
-          const previews = activity.text.split("</tr>").filter((row) => row.includes(">preview<"))
-          assert.strictEqual(previews.length, 2, activity.text)
-          assert.isTrue(previews.some((row) => row.includes("update_article") && row.includes("MCP")))
-          const preview = rowWith(
-            activity.text,
-            `PATCH /api/v1/articles/${articleId}</code> <span class="badge note">preview`
-          )
-          assert.include(preview, `PATCH /api/v1/articles/${articleId}`)
-          assert.include(preview, "nothing saved")
-          assert.notInclude(preview, "revisions/")
-          const replayed = rowWith(activity.text, ">replay<")
-          assert.include(replayed, `PATCH /api/v1/articles/${articleId}`)
-          assert.include(replayed, "nothing saved again")
-          const saved = rowWith(activity.text, "api reason")
-          assert.include(saved, `PATCH /api/v1/articles/${articleId}`)
-          assert.include(saved, `revision <a href="/articles/${articleId}/revisions/1">1</a> saved`)
-          const mcp = rowWith(activity.text, "mcp reason")
-          assert.include(mcp, "update_article")
-          assert.include(mcp, `revision <a href="/articles/${articleId}/revisions/2">2</a> saved`)
-
-          // And back: each revision names the call that saved it, and shows how its title and meta description differ
-          // from the current ones (only those that do).
-          const first = yield* open(browser, `/articles/${articleId}/revisions/1`)
-          assert.include(first.text, `<dt>Saved by</dt><dd><code>PATCH /api/v1/articles/${articleId}</code>`)
-          assert.include(first.text, `<a href="/articles/${articleId}/activity">activity</a>`)
-          assert.include(
-            first.text,
-            "<dt>Meta description</dt>\n<dd><del><bdi>Old meta</bdi></del> → <ins><bdi>Set by an assistant</bdi></ins></dd>"
-          )
-          assert.include(
-            first.text,
-            "<dt>Title</dt>\n<dd><del><bdi>By the API</bdi></del> → <ins><bdi>Retitled by an assistant</bdi></ins></dd>"
-          )
-          const second = yield* open(browser, `/articles/${articleId}/revisions/2`)
-          assert.include(second.text, "<dt>Saved by</dt><dd><code>update_article</code>")
-        })
-    )
-
-    it.effect("pages the log by 50, newest first", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const { browser, articleId, accountId } = yield* withArticle
-        const sql = yield* SqlClient.SqlClient
-        for (let i = 0; i < 51; i++) {
-          yield* sql`insert into audit_log ${sql.insert({
-            at: sql`${new Date(Date.now() - 2 * 3_600_000 + i * 60_000).toISOString()}::timestamptz`,
-            account_id: accountId,
-            origin: "API",
-            method: "GET",
-            path: `/api/v1/articles/${articleId}?call=${i}`,
-            article_id: articleId,
-            status: 200,
-            duration_ms: 3
-          })}`.pipe(Effect.orDie)
-        }
-        const first = yield* open(browser, `/articles/${articleId}/activity`)
-        assert.strictEqual((first.text.match(/<tr><th scope="row">/g) ?? []).length, 50)
-        assert.include(first.text, "call=50")
-        assert.notInclude(first.text, "call=0<")
-        assert.include(first.text, `href="/articles/${articleId}/activity?page=2" rel="next"`)
-        const second = yield* open(browser, `/articles/${articleId}/activity?page=2`)
-        assert.strictEqual((second.text.match(/<tr><th scope="row">/g) ?? []).length, 1)
-        assert.include(second.text, "call=0<")
-        assert.notInclude(second.text, 'rel="next"')
       })
     )
   })

@@ -19,13 +19,19 @@ const keysOf = (accountId: AccountId) => Effect.flatMap(ApiKeys, (keys) => keys.
 /** The key shown on the page that answers its creation. */
 const shownKey = (page: string) => /id="new-key" class="secret" type="text" value="(cbs_[^"]+)"/.exec(page)?.[1]
 
+/** A new user, signed in, on the connection page (once the clock is started): the page's CSRF token. */
+const connectionPage = Effect.gen(function* () {
+  yield* startClock
+  const account = yield* signedInAccount()
+  const { csrf } = yield* open(account.browser, "/connection")
+  return { ...account, csrf }
+})
+
 layer(TestServerLive)("web pages: site connection", (it) => {
   describe("API keys", () => {
     it.effect("a created key is shown once, authenticates, and is then listed by its prefix only", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, accountId } = yield* signedInAccount()
-        const { csrf } = yield* open(browser, "/connection")
+        const { browser, accountId, csrf } = yield* connectionPage
         const created = yield* browser.post("/connection/keys", { csrf, name: "Reporting script" })
         assert.strictEqual(created.status, 200, created.text)
         assertPageHeaders(created)
@@ -69,9 +75,7 @@ layer(TestServerLive)("web pages: site connection", (it) => {
 
     it.effect("a revoked key is refused by the API with 401 and listed as revoked", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, accountId, key } = yield* signedInAccount()
-        const { csrf } = yield* open(browser, "/connection")
+        const { browser, accountId, key, csrf } = yield* connectionPage
         const id = (yield* keysOf(accountId))[0]!.id
         const revoked = yield* browser.post(`/connection/keys/${id}/revoke`, { csrf })
         assert.strictEqual(revoked.status, 303, revoked.text)
@@ -113,9 +117,7 @@ layer(TestServerLive)("web pages: site connection", (it) => {
 
     it.effect("create and revoke with a missing or wrong CSRF token are 403 and change nothing", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, accountId, key } = yield* signedInAccount()
-        const { csrf } = yield* open(browser, "/connection")
+        const { browser, accountId, key, csrf } = yield* connectionPage
         const id = (yield* keysOf(accountId))[0]!.id
         for (const fields of [{}, { csrf: "" }, { csrf: `${csrf.slice(1)}x` }, { csrf: "not-a-token" }]) {
           const create = yield* browser.post("/connection/keys", { ...fields, name: "Forged" })
@@ -134,11 +136,8 @@ layer(TestServerLive)("web pages: site connection", (it) => {
 
     it.effect("revoking another account's key is 404 and the key keeps working; a nameless key is refused", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const app = yield* TestApp
-        const { browser, accountId } = yield* signedInAccount()
+        const { app, browser, accountId, csrf } = yield* connectionPage
         const other = yield* app.makeAccount()
-        const { csrf } = yield* open(browser, "/connection")
         const theirs = (yield* keysOf(other.accountId))[0]!.id
         for (const path of [`/connection/keys/${theirs}/revoke`, "/connection/keys/abc/revoke"]) {
           const reply = yield* browser.post(path, { csrf })
@@ -155,9 +154,7 @@ layer(TestServerLive)("web pages: site connection", (it) => {
 
     it.effect("a NUL in a form field or in the address is 422 and changes nothing", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser, accountId } = yield* signedInAccount()
-        const { csrf } = yield* open(browser, "/connection")
+        const { browser, accountId, csrf } = yield* connectionPage
         const named = yield* browser.post("/connection/keys", { csrf, name: "a\u0000b" })
         assert.strictEqual(named.status, 422)
         assertPageHeaders(named)

@@ -11,6 +11,7 @@ import {
   inMonth,
   numbersIn,
   open,
+  rowCount,
   rowWith,
   signedInAccount,
   statOf
@@ -18,6 +19,9 @@ import {
 
 /** Under `layer(...)` the server runs on the test clock, which starts at the epoch: "this month" needs the real now. */
 const startClock = TestClock.setTime(Date.now())
+
+/** At the start of a test: the clock started, and a new account's user signed in. */
+const signedIn = (options?: { readonly admin?: boolean }) => Effect.andThen(startClock, signedInAccount(options))
 
 layer(TestServerLive)("web pages: websites", (it) => {
   describe("the session guard", () => {
@@ -39,8 +43,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("after signing in from the redirect, the user lands on the page first asked for", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser } = yield* signedInAccount()
+        const { browser } = yield* signedIn()
         const page = yield* open(browser, "/connection")
         assert.include(page.text, "<h1>Site connection</h1>")
       })
@@ -50,8 +53,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
   describe("GET /sites", () => {
     it.effect("lists only the account's websites, with articles published and backlinks acquired this month", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId } = yield* signedInAccount()
+        const { app, browser, accountId } = yield* signedIn()
         const busy = yield* app.makeSite(accountId, { name: "Busy plumber", website_url: "https://busy.example" })
         yield* app.makeSite(accountId, { name: "Quiet lawyer" })
         for (const day of [1, 2, 3]) yield* app.makeArticle(busy, { published_at: inMonth(day) })
@@ -73,8 +75,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("an admin user sees only their own account's websites, and another account's website is 404", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId } = yield* signedInAccount({ admin: true })
+        const { app, browser, accountId } = yield* signedIn({ admin: true })
         yield* app.makeSite(accountId, { name: "Admin's own site" })
         const other = yield* app.makeAccount()
         const foreign = yield* app.makeSite(other.accountId, { name: "A customer's site" })
@@ -87,8 +88,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("a website named <script>alert(1)</script> appears escaped on the list and on its page", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId } = yield* signedInAccount()
+        const { app, browser, accountId } = yield* signedIn()
         const name = "<script>alert(1)</script>"
         const id = yield* app.makeSite(accountId, { name, website_url: "javascript:alert(2)" })
         for (const path of ["/sites", `/sites/${id}`]) {
@@ -105,8 +105,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
   describe("GET /sites/:id", () => {
     it.effect("another account's website, a missing one and a non-id are 404 pages with the page headers", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser } = yield* signedInAccount()
+        const { app, browser } = yield* signedIn()
         const other = yield* app.makeAccount()
         const foreign = yield* app.makeSite(other.accountId, { name: "Not yours" })
         for (const path of [`/sites/${foreign}`, "/sites/999999999", "/sites/abc", "/sites/0"]) {
@@ -120,8 +119,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("shows this month's counts, filters articles by status and pages articles and backlinks", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId } = yield* signedInAccount()
+        const { app, browser, accountId } = yield* signedIn()
         const site = yield* app.makeSite(accountId, { name: "Paged site" })
         // 25 published this month (newest first: day 25 … day 1), then 3 drafts without a date (last).
         const published = []
@@ -281,8 +279,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
   describe("GET /activity", () => {
     it.effect("lists the account's own calls and changes, and nothing of another account's attempts", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId, key } = yield* signedInAccount()
+        const { app, browser, accountId, key } = yield* signedIn()
         const site = yield* app.makeSite(accountId)
         const article = yield* app.makeArticle(site, { title: "Our own article" })
         const read = (apiKey: string) =>
@@ -304,7 +301,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
         assert.notInclude(own.text, ">404<")
         const perArticle = yield* open(browser, `/articles/${article}/activity`)
         assert.notInclude(perArticle.text, ">404<")
-        assert.strictEqual((perArticle.text.match(/<tr><th scope="row">/g) ?? []).length, 1)
+        assert.strictEqual(rowCount(perArticle.text), 1)
 
         // The stranger's own log shows its refused call, naming the article by number only.
         const theirs = yield* open(stranger.browser, "/activity")
@@ -318,8 +315,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("filters by origin and pages by 50", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId } = yield* signedInAccount()
+        const { app, browser, accountId } = yield* signedIn()
         const sql = yield* SqlClient.SqlClient
         const site = yield* app.makeSite(accountId)
         const article = yield* app.makeArticle(site)
@@ -337,12 +333,12 @@ layer(TestServerLive)("web pages: websites", (it) => {
           })}`.pipe(Effect.orDie)
         }
         const first = yield* open(browser, "/activity")
-        assert.strictEqual((first.text.match(/<tr><th scope="row">/g) ?? []).length, 50)
+        assert.strictEqual(rowCount(first.text), 50)
         assert.include(first.text, 'href="/activity?page=2" rel="next"')
         const second = yield* open(browser, "/activity?page=2")
-        assert.strictEqual((second.text.match(/<tr><th scope="row">/g) ?? []).length, 1)
+        assert.strictEqual(rowCount(second.text), 1)
         const mcp = yield* open(browser, "/activity?origin=MCP")
-        assert.strictEqual((mcp.text.match(/<tr><th scope="row">/g) ?? []).length, 25)
+        assert.strictEqual(rowCount(mcp.text), 25)
         assert.include(mcp.text, "list_sites_49")
         assert.notInclude(mcp.text, "call=50")
       })
@@ -352,8 +348,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
   describe("every page", () => {
     it.effect("has one h1, a label for every field, header cells with scope, and no inline style or script", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { app, browser, accountId } = yield* signedInAccount()
+        const { app, browser, accountId } = yield* signedIn()
         const site = yield* app.makeSite(accountId)
         yield* app.makeArticle(site)
         yield* app.makeBacklink(site)
@@ -385,8 +380,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("the icon is linked from every page and answers at /favicon.ico too", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser } = yield* signedInAccount()
+        const { browser } = yield* signedIn()
         const { text } = yield* open(browser, "/sites")
         const href = /<link rel="icon" href="(\/assets\/icon\.svg\?v=[0-9a-f]+)" type="image\/svg\+xml">/.exec(
           text
@@ -403,8 +397,7 @@ layer(TestServerLive)("web pages: websites", (it) => {
 
     it.effect("the stylesheet and the script are served from /assets with immutable caching", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { browser } = yield* signedInAccount()
+        const { browser } = yield* signedIn()
         const { text } = yield* open(browser, "/connection")
         const css = /<link rel="stylesheet" href="(\/assets\/site\.css\?v=[0-9a-f]+)">/.exec(text)?.[1]
         const js = /<script src="(\/assets\/copy\.js\?v=[0-9a-f]+)" defer>/.exec(text)?.[1]

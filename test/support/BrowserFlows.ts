@@ -56,41 +56,32 @@ export const follow = (page: Page, click: () => Promise<void>) =>
 // biome-ignore lint/performance/useDomNodeTextContent: this is Playwright's Locator, and the rendered text is the point
 export const text = (page: Page, selector: string) => inBrowser(() => page.locator(selector).first().innerText())
 
-export const PARTNER = { href: "https://partner.example/", text: "our partner" }
-export const PROTECTED_BODY = `<p>Read about <a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a> today.</p>`
-
-export const articleRow = (id: ArticleId) =>
+/** Stores `revision` as an article's revision 1, as if it had been saved before the test. */
+export const storedFirstRevision = (
+  id: ArticleId,
+  revision: {
+    readonly origin: string
+    readonly reason: string
+    readonly title: string
+    readonly body: string
+    readonly meta_description?: string
+  }
+) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ title: string; body: string }>`select title, body from articles where id = ${id}`.pipe(
-      Effect.map((rows) => rows[0]!),
-      Effect.orDie
-    )
-  )
-
-export const revisions = (id: ArticleId) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ number: number; origin: string; title: string; body: string }>`
-      select number, origin, title, body from article_revisions where article_id = ${id} order by number`.pipe(
-      Effect.orDie
-    )
+    Effect.all([
+      sql`insert into article_revisions ${sql.insert({ article_id: id, number: 1, ...revision })}`,
+      sql`update articles set revision = 1 where id = ${id}`
+    ]).pipe(Effect.orDie)
   )
 
 /** Stores revision 1 of an article as an import does: origin rewrite, reason `import <file>`, the text as it came. */
 export const importedOriginal = (id: ArticleId, fields: { readonly title: string; readonly body: string }) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.all([
-      sql`insert into article_revisions ${sql.insert({
-        article_id: id,
-        number: 1,
-        origin: "rewrite",
-        reason: "import garden-tools.json",
-        title: fields.title,
-        body: fields.body,
-        meta_description: "Old meta"
-      })}`,
-      sql`update articles set revision = 1 where id = ${id}`
-    ]).pipe(Effect.orDie)
-  )
+  storedFirstRevision(id, {
+    origin: "rewrite",
+    reason: "import garden-tools.json",
+    meta_description: "Old meta",
+    ...fields
+  })
 
 /** Submits the editor with `fields` changed, then waits for the page that answers. */
 export const saveInEditor = (

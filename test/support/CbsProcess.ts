@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
+import { PATIENCE } from "./Eventually.js"
 import { freshPostgresUrl } from "./TestDatabase.js"
 
 // The real program, `node bin/cbs.js …`, as child processes on an embedded database in a temporary DATA_DIR.
@@ -27,6 +28,14 @@ export const tempDir = (prefix: string) =>
     Effect.sync(() => mkdtempSync(join(tmpdir(), prefix))),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
+
+/** A file `name` holding `contents`, in a fresh directory removed when the scope closes: its path. */
+export const tempFile = (name: string, contents: string) =>
+  Effect.map(tempDir("cbs-test-"), (dir) => {
+    const file = join(dir, name)
+    writeFileSync(file, contents)
+    return file
+  })
 
 /** The environment of a `cbs` on the embedded database in `dataDir`, with nothing inherited that would change that. */
 export const embeddedEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
@@ -79,6 +88,19 @@ export const startCbs = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
     ({ child }) =>
       Effect.sync(() => (child.exitCode === null && child.signalCode === null ? child.kill("SIGKILL") : true))
   )
+
+/**
+ * `cbs serve` started on `env` (which names its PORT), once its banner is printed to the end: the running process
+ * and the API key the banner shows. A first start creates the database and imports the demo data: a minute or two on
+ * a loaded machine.
+ */
+export const serveReady = (env: NodeJS.ProcessEnv) =>
+  Effect.gen(function* () {
+    const served = yield* startCbs(["serve"], env)
+    const key = yield* waitForLine(served, /^API key: (cbs_\S+)$/m).pipe(Effect.timeout("150 seconds"))
+    yield* waitForLine(served, /^Stop with Ctrl\+C\.$/m).pipe(Effect.timeout(PATIENCE))
+    return { served, key }
+  })
 
 /**
  * `cbs …args` run to its end: exit code and output. One still running after `seconds` is killed and reported with

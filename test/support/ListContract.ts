@@ -73,16 +73,6 @@ export const listContract = (it: Vitest.MethodsNonLive<TestApp | SqlClient.SqlCl
       })
     )
 
-    it.effect("an empty list is data [] with total 0 and last_page 1", () =>
-      Effect.gen(function* () {
-        const { list } = yield* contract.listWith(0)
-        assert.deepStrictEqual(yield* list({ page: 1, per_page: 20 }), {
-          data: [],
-          meta: { page: 1, per_page: 20, total: 0, last_page: 1 }
-        })
-      })
-    )
-
     it.effect("last_page is ceil(total / per_page) for per_page from 1 to 100, and the last page holds the rest", () =>
       Effect.gen(function* () {
         const { list } = yield* contract.listWith(7)
@@ -113,25 +103,33 @@ export const listContract = (it: Vitest.MethodsNonLive<TestApp | SqlClient.SqlCl
       })
     )
 
-    it.effect("a page past last_page returns data [] with the correct meta", () =>
-      Effect.gen(function* () {
-        const { list } = yield* contract.listWith(3)
-        assert.deepStrictEqual(yield* list({ page: 3, per_page: 2 }), {
-          data: [],
-          meta: { page: 3, per_page: 2, total: 3, last_page: 2 }
+    for (const { name, total, page, per_page, last_page } of [
+      { name: "an empty list is data [] with total 0 and last_page 1", total: 0, page: 1, per_page: 20, last_page: 1 },
+      {
+        name: "a page past last_page returns data [] with the correct meta",
+        total: 3,
+        page: 3,
+        per_page: 2,
+        last_page: 2
+      },
+      {
+        name: `the largest page number (${MAX_PAGE}) returns data [], not a 500`,
+        total: 1,
+        page: MAX_PAGE,
+        per_page: 100,
+        last_page: 1
+      }
+    ]) {
+      it.effect(name, () =>
+        Effect.gen(function* () {
+          const { list } = yield* contract.listWith(total)
+          assert.deepStrictEqual(yield* list({ page, per_page }), {
+            data: [],
+            meta: { page, per_page, total, last_page }
+          })
         })
-      })
-    )
-
-    it.effect(`the largest page number (${MAX_PAGE}) returns data [], not a 500`, () =>
-      Effect.gen(function* () {
-        const { list } = yield* contract.listWith(1)
-        assert.deepStrictEqual(yield* list({ page: MAX_PAGE, per_page: 100 }), {
-          data: [],
-          meta: { page: MAX_PAGE, per_page: 100, total: 1, last_page: 1 }
-        })
-      })
-    )
+      )
+    }
 
     it.effect("per_page=101 is 422 validation_error with limit 100", () =>
       Effect.gen(function* () {

@@ -20,6 +20,20 @@ const adminQuery = (url: string, query: string) =>
   })
 
 /**
+ * A new database `cbs_test_…` on the server of `url` (a copy of `template` when given), dropped when the scope
+ * closes: its URL.
+ */
+export const scopedDatabase = (url: string, template?: string) =>
+  Effect.gen(function* () {
+    const name = `cbs_test_${randomBytes(6).toString("hex")}`
+    const copy = template === undefined ? "" : ` template ${template}`
+    yield* Effect.acquireRelease(adminQuery(url, `create database ${name}${copy}`), () =>
+      adminQuery(url, `drop database if exists ${name} with (force)`)
+    )
+    return withDatabase(url, name)
+  })
+
+/**
  * On the PostgreSQL leg (DATABASE_URL), the URL of a fresh copy of the migrated template database, dropped when the
  * scope closes; on the embedded leg, nothing.
  */
@@ -27,11 +41,7 @@ export const freshPostgresUrl = Effect.gen(function* () {
   const url = process.env["DATABASE_URL"]
   const template = inject("templateDatabase")
   if (url === undefined || url === "" || template === "") return undefined
-  const name = `cbs_test_${randomBytes(6).toString("hex")}`
-  yield* Effect.acquireRelease(adminQuery(url, `create database ${name} template ${template}`), () =>
-    adminQuery(url, `drop database if exists ${name} with (force)`)
-  )
-  return withDatabase(url, name)
+  return yield* scopedDatabase(url, template)
 })
 
 /**

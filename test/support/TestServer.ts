@@ -71,6 +71,12 @@ const make = Effect.gen(function* () {
   const keys = yield* ApiKeys
   let counter = 0
   const next = () => ++counter
+  /** Inserts `row` into `table`: the new row's id. */
+  const insertRow = <Id>(table: string, row: Record<string, unknown>) =>
+    sql<{ id: Id }>`insert into ${sql(table)} ${sql.insert(row)} returning id`.pipe(
+      Effect.map((rows) => rows[0]!.id),
+      Effect.orDie
+    )
 
   const makeKey = (accountId: AccountId, options?: { readonly admin?: boolean }) =>
     keys.create({ accountId, name: `key ${next()}`, isAdmin: options?.admin ?? false }).pipe(
@@ -95,17 +101,14 @@ const make = Effect.gen(function* () {
       }).pipe(Effect.orDie),
     makeKey,
     makeSite: (accountId, fields) =>
-      sql<{ id: SiteId }>`insert into sites ${sql.insert({
+      insertRow<SiteId>("sites", {
         account_id: accountId,
         name: `Site ${next()}`,
         website_url: `https://site${counter}.example.com`,
         ...fields
-      })} returning id`.pipe(
-        Effect.map((rows) => rows[0]!.id),
-        Effect.orDie
-      ),
+      }),
     makeArticle: (siteId, fields) =>
-      sql<{ id: ArticleId }>`insert into articles ${sql.insert({
+      insertRow<ArticleId>("articles", {
         site_id: siteId,
         title: `Article ${next()}`,
         url: `https://example.com/blog/article-${counter}`,
@@ -115,12 +118,9 @@ const make = Effect.gen(function* () {
         ...fields,
         // What every write stores with the body: its text, which search reads.
         body_text: bodyText(fields?.body ?? "<p>Some text.</p>").text
-      })} returning id`.pipe(
-        Effect.map((rows) => rows[0]!.id),
-        Effect.orDie
-      ),
+      }),
     makeBacklink: (siteId, fields) =>
-      sql<{ id: BacklinkId }>`insert into backlinks ${sql.insert({
+      insertRow<BacklinkId>("backlinks", {
         site_id: siteId,
         acquired_at: "2026-10-02T00:00:00Z",
         source_domain: "news.example.org",
@@ -131,10 +131,7 @@ const make = Effect.gen(function* () {
         status: "live",
         category: "industry",
         ...fields
-      })} returning id`.pipe(
-        Effect.map((rows) => rows[0]!.id),
-        Effect.orDie
-      )
+      })
   })
 })
 

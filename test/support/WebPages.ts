@@ -57,6 +57,9 @@ export const rowWith = (page: string, text: string) => {
   return row!
 }
 
+/** How many rows a page's table shows. */
+export const rowCount = (page: string) => (page.match(/<tr><th scope="row">/g) ?? []).length
+
 /** The numbers of a row's numeric cells. */
 export const numbersIn = (row: string) => [...row.matchAll(/<td class="num">(\d+)<\/td>/g)].map((m) => Number(m[1]))
 

@@ -2,7 +2,7 @@ import fc from "fast-check"
 import { hostileString, rarely, shortHostileString, usually } from "./Hostile.js"
 import { asHeaderValue, type FormField, form, formType, framing, headersOf, jsonBody, pick } from "./HostileHttp.js"
 import { hostileJson } from "./HostileJson.js"
-import type { RawRequest } from "./RawHttp.js"
+import type { RawFraming, RawRequest } from "./RawHttp.js"
 
 // Requests to the OAuth endpoints: /register, /token, GET and POST /authorize.
 
@@ -160,6 +160,27 @@ export const ownOrNot = (origin: string) =>
     { weight: 1, arbitrary: fc.constantFrom("https://evil.example", "null", origin.replace("http:", "https:")) }
   )
 
+/** A browser's form posted to `target`, with its content type, cookie and origin where it has them. */
+export const formPost =
+  (target: string) =>
+  (form: {
+    readonly body: string
+    readonly cookie: string | undefined
+    readonly origin: string | undefined
+    readonly type: string | undefined
+    readonly framing: RawFraming
+  }): RawRequest => ({
+    method: "POST",
+    target,
+    headers: headersOf([
+      ["content-type", form.type],
+      ["cookie", form.cookie],
+      ["origin", form.origin]
+    ]),
+    body: form.body,
+    framing: form.framing
+  })
+
 export const authorizeGetRequest = (fx: OAuthFixtures): fc.Arbitrary<RawRequest> =>
   fc.record({ query: authorizeQuery(fx), cookie: sessionCookie(fx) }).map(({ query, cookie }) => ({
     method: "GET",
@@ -186,17 +207,7 @@ export const authorizePostRequest = (fx: OAuthFixtures): fc.Arbitrary<RawRequest
         ["decision", decision, hostileString]
       ]).map((body) => ({ body, ...rest }))
     )
-    .map(({ body, cookie, origin, type, framing }) => ({
-      method: "POST",
-      target: "/authorize",
-      headers: headersOf([
-        ["content-type", type],
-        ["cookie", cookie],
-        ["origin", origin]
-      ]),
-      body,
-      framing
-    }))
+    .map(formPost("/authorize"))
 
 /** The generated query string, as the consent form's hidden field holds it (it is encoded again as a form value). */
 const decodeURIComponentSafe = (text: string) => {

@@ -67,20 +67,27 @@ const headerRecord = (headers: NodeJS.Dict<string | Array<string>>) => {
   return out
 }
 
+/** Resolves with the first outcome only, after `cleanup` (the timer cleared, the connection closed). */
+const settleOnce = (resolve: (outcome: RawOutcome) => void, cleanup: () => void) => {
+  let settled = false
+  return (outcome: RawOutcome) => {
+    if (settled) return
+    settled = true
+    cleanup()
+    resolve(outcome)
+  }
+}
+
 /** Sends with node:http, on a connection of its own; settles with the answer or when nothing came in `timeoutMs`. */
 const sendWithHttp = (origin: URL, req: RawRequest, timeoutMs: number): Promise<RawOutcome> =>
   new Promise<RawOutcome>((resolve) => {
     const body = bytesOf(req.body)
     const chunked = req.framing._tag === "chunked"
     const started = Date.now()
-    let settled = false
-    const settle = (outcome: RawOutcome) => {
-      if (settled) return
-      settled = true
+    const settle = settleOnce(resolve, () => {
       clearTimeout(timer)
       client.destroy()
-      resolve(outcome)
-    }
+    })
     const client = request(
       {
         host: origin.hostname,
@@ -98,22 +105,15 @@ const sendWithHttp = (origin: URL, req: RawRequest, timeoutMs: number): Promise<
         const chunks: Array<Buffer> = []
         res.on("data", (chunk: Buffer) => chunks.push(chunk))
         res.on("error", () => undefined)
-        res.on("end", () =>
+        const answered = () =>
           settle({
             _tag: "Answered",
             status: res.statusCode ?? 0,
             headers: headerRecord(res.headers),
             text: Buffer.concat(chunks).toString("utf8")
           })
-        )
-        res.on("close", () =>
-          settle({
-            _tag: "Answered",
-            status: res.statusCode ?? 0,
-            headers: headerRecord(res.headers),
-            text: Buffer.concat(chunks).toString("utf8")
-          })
-        )
+        res.on("end", answered)
+        res.on("close", answered)
       }
     )
     const timer = setTimeout(() => settle({ _tag: "NoAnswer", afterMs: Date.now() - started }), timeoutMs)
@@ -133,14 +133,10 @@ const sendTruncated = (origin: URL, req: RawRequest, missing: number, timeoutMs:
     const body = bytesOf(req.body)
     const started = Date.now()
     const received: Array<Buffer> = []
-    let settled = false
-    const settle = (outcome: RawOutcome) => {
-      if (settled) return
-      settled = true
+    const settle = settleOnce(resolve, () => {
       clearTimeout(timer)
       socket.destroy()
-      resolve(outcome)
-    }
+    })
     const answered = (reason: string): RawOutcome => {
       const text = Buffer.concat(received).toString("latin1")
       const status = /^HTTP\/1\.[01] (\d{3})/.exec(text)

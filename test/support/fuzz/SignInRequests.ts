@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { hostileString, rarely, shortHostileString } from "./Hostile.js"
 import { asHeaderValue, form, formText, formType, framing, headersOf, pick, queryValue } from "./HostileHttp.js"
-import { ownOrNot } from "./OAuthRequests.js"
+import { formPost, ownOrNot } from "./OAuthRequests.js"
 import type { RawRequest } from "./RawHttp.js"
 
 // Requests to the sign-in form: GET and POST /signin, POST /signout.
@@ -56,17 +56,7 @@ export const signInPostRequest = (fx: SignInFixtures): fc.Arbitrary<RawRequest> 
       type: formType,
       framing
     })
-    .map(({ body, cookie, origin, type, framing }) => ({
-      method: "POST",
-      target: "/signin",
-      headers: headersOf([
-        ["content-type", type],
-        ["cookie", cookie],
-        ["origin", origin]
-      ]),
-      body,
-      framing
-    }))
+    .map(formPost("/signin"))
 
 export const signOutRequest = (fx: SignInFixtures): fc.Arbitrary<RawRequest> =>
   fc
