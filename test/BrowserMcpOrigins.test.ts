@@ -5,6 +5,7 @@ import { Effect, Layer, TestClock } from "effect"
 import { browserAvailable, ChromiumLive, inBrowser, newPage } from "./support/Browser.js"
 import { makeBrowser, signInWithSdk } from "./support/McpClient.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
+import { toolNames } from "./support/Tools.js"
 
 const PASSWORD = "correct horse battery staple"
 
@@ -91,7 +92,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
 
           const answered = yield* callFromPage(listed, `${base}/mcp`, accessToken)
           assert.strictEqual(answered["status"], 200, JSON.stringify(answered))
-          assert.strictEqual(answered["tools"], 7)
+          assert.strictEqual(answered["tools"], toolNames.length)
           // The headers a client reads are exposed to it.
           assert.isString(answered["requestId"])
           assert.isString(answered["remaining"])

@@ -5,6 +5,7 @@ import { ConfigProvider, Effect, TestClock } from "effect"
 import { cbs } from "./support/Cbs.js"
 import { makeBrowser, postRpc, signInWithSdk, toolsList } from "./support/McpClient.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
+import { toolNames } from "./support/Tools.js"
 import { PASSWORD } from "./support/WebPages.js"
 
 const APP = "https://app.example"
@@ -84,7 +85,7 @@ layer(TestServerLive)("web origins allowed to call /mcp (MCP_ALLOWED_ORIGINS)", 
         const token = yield* tokenAt(base)
         const answered = yield* postRpc(`${base}/mcp`, token, toolsList, { origin: APP })
         assert.strictEqual(answered.status, 200, answered.text)
-        assert.lengthOf(JSON.parse(answered.text).result.tools, 7)
+        assert.lengthOf(JSON.parse(answered.text).result.tools, toolNames.length)
         assert.strictEqual(answered.headers.get("access-control-allow-origin"), APP)
         assert.strictEqual(answered.headers.get("vary"), "Origin")
         // What a client reads is exposed, and there to read.

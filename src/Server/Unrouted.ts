@@ -17,10 +17,12 @@ export const SERVED_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", 
 
 /**
  * The first segment of every address that answers JSON, as programs call it: the API, MCP, the OAuth endpoints and
- * documents, the health checks. Everything else is the web pages, read by people in a browser.
+ * documents, the health checks, and the images the API hands out (`/media/…`, whose every other miss is a JSON 404).
+ * Everything else is the web pages, read by people in a browser.
  */
 const JSON_SEGMENTS: ReadonlySet<string> = new Set([
   "api",
+  "media",
   "mcp",
   ".well-known",
   "register",
