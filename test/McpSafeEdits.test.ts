@@ -11,6 +11,13 @@ import { TestServerLive } from "./support/TestServer.js"
 /** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 
+/** The test's start: a new signed-in user (its edits and requests its own) and the fixtures of its account. */
+const fixturesOfNewUser = Effect.gen(function* () {
+  yield* startClock
+  const session = yield* newMcpUser
+  return { session, ...(yield* makeFixtures(session.accountId)) }
+})
+
 layer(TestServerLive)("MCP interface", (it) => {
   describe("safe edits through the agent tools", () => {
     const revisionCount = (id: ArticleId) =>
@@ -23,9 +30,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("two tool calls with the same if_match at once: one saves, one is precondition_failed", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newMcpUser
-        const { later } = yield* makeFixtures(session.accountId)
+        const { session, later } = yield* fixturesOfNewUser
         const replies = yield* Effect.all(
           ["Writer A", "Writer B"].map((title) =>
             session.callTool("update_article", { article_id: later, title, if_match: '"0"' })
@@ -42,9 +47,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("a retried tool call with the same idempotency_key replays the first answer and changes once", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newMcpUser
-        const { later } = yield* makeFixtures(session.accountId)
+        const { session, later } = yield* fixturesOfNewUser
         const args = { article_id: later, title: "Exactly once", idempotency_key: "assistant-retry-1" }
         const first = yield* session.callTool("update_article", args)
         const retry = yield* session.callTool("update_article", args)
@@ -60,9 +63,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "dry_run through the tool: a violation is the real error, a valid edit is a preview that saves nothing",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newMcpUser
-          const { linked } = yield* makeFixtures(session.accountId)
+          const { session, linked } = yield* fixturesOfNewUser
           const before = yield* storedArticle(linked)
           const removal = { replacements: [{ find: `>${PARTNER.text}</a>`, replace: ">them</a>" }] }
           const dry = yield* toolError(session, "update_article", { article_id: linked, ...removal, dry_run: true })

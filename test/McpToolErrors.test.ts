@@ -16,6 +16,9 @@ const EDITS_PER_DAY = 200
 const startClock = clockStarts("61 seconds")
 const sharedSession = sharedMcpUser()
 
+/** The test's start with a user of its own, for the tests that use up its edits or count its audit rows. */
+const startedOwnUser = Effect.zipRight(startClock, newMcpUser)
+
 /** The test's start: the file's signed-in user, a new website of its account, and an article on it. */
 const articleOfSession = (fields: ArticleFields) =>
   Effect.gen(function* () {
@@ -214,8 +217,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "with the account's 200 edits for the UTC day used, edits through MCP are edit_limit_exceeded with limit 200",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newMcpUser
+          const session = yield* startedOwnUser
           const app = yield* TestApp
           const sql = yield* SqlClient.SqlClient
           const site = yield* app.makeSite(session.accountId)
@@ -249,8 +251,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("every tool call is in audit_log with origin MCP, the tool, the user, the status and the article", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newMcpUser
+        const session = yield* startedOwnUser
         const { site, linked, later } = yield* makeFixtures(session.accountId)
         const missing = 999_999_999
         yield* toolData(session, "list_sites", {})
