@@ -4,6 +4,15 @@ import { foldDiff, lineDiff } from "../src/Web/ArticleDiff.js"
 
 const lines = (count: number, prefix = "line") => Array.from({ length: count }, (_, i) => `<p>${prefix} ${i}</p>`)
 
+/** The diff of `count` lines against the same lines after `edit` (which changes its copy in place). */
+const diffAfter = (count: number, edit: (after: Array<string>) => void) => {
+  const before = lines(count)
+  const after = [...before]
+  edit(after)
+  const diff = lineDiff(before.join("\n"), after.join("\n"))
+  return { before, after, diff, changes: diff.filter((line) => line.kind !== "same") }
+}
+
 describe("lineDiff", () => {
   it("keeps common lines and marks removed and added ones in order", () => {
     assert.deepStrictEqual(lineDiff("a\nb\nc", "a\nx\nc\nd"), [
@@ -20,37 +29,29 @@ describe("lineDiff", () => {
   })
 
   it("a 10,000-line body with one paragraph changed compares only that region, and lists every line once", () => {
-    const before = lines(10_000)
-    const after = [...before]
-    after[5_000] = "<p>changed in the middle</p>"
-    after.splice(5_002, 0, "<p>added two lines on</p>")
-    const diff = lineDiff(before.join("\n"), after.join("\n"))
-    assert.deepStrictEqual(
-      diff.filter((line) => line.kind !== "same"),
-      [
-        { kind: "removed", text: "<p>line 5000</p>" },
-        { kind: "added", text: "<p>changed in the middle</p>" },
-        { kind: "added", text: "<p>added two lines on</p>" }
-      ]
-    )
+    const { before, after, diff, changes } = diffAfter(10_000, (after) => {
+      after[5_000] = "<p>changed in the middle</p>"
+      after.splice(5_002, 0, "<p>added two lines on</p>")
+    })
+    assert.deepStrictEqual(changes, [
+      { kind: "removed", text: "<p>line 5000</p>" },
+      { kind: "added", text: "<p>changed in the middle</p>" },
+      { kind: "added", text: "<p>added two lines on</p>" }
+    ])
     assert.strictEqual(diff.filter((line) => line.kind !== "added").length, before.length)
     assert.strictEqual(diff.filter((line) => line.kind !== "removed").length, after.length)
   })
 
   it("edits near both ends of a 10,000-line body are found line by line", () => {
-    const before = lines(10_000)
-    const after = [...before]
-    after[3] = "<p>changed near the start</p>"
-    after.splice(9_990, 1)
-    const diff = lineDiff(before.join("\n"), after.join("\n"))
-    assert.deepStrictEqual(
-      diff.filter((line) => line.kind !== "same"),
-      [
-        { kind: "removed", text: "<p>line 3</p>" },
-        { kind: "added", text: "<p>changed near the start</p>" },
-        { kind: "removed", text: "<p>line 9990</p>" }
-      ]
-    )
+    const { changes } = diffAfter(10_000, (after) => {
+      after[3] = "<p>changed near the start</p>"
+      after.splice(9_990, 1)
+    })
+    assert.deepStrictEqual(changes, [
+      { kind: "removed", text: "<p>line 3</p>" },
+      { kind: "added", text: "<p>changed near the start</p>" },
+      { kind: "removed", text: "<p>line 9990</p>" }
+    ])
   })
 
   it("two long bodies with nothing in common are all removed then all added, without a table of their size", () => {
@@ -67,10 +68,11 @@ describe("lineDiff", () => {
 
 describe("foldDiff", () => {
   it("keeps three lines around each change and folds the kept runs between into gaps", () => {
-    const before = lines(20)
-    const after = [...before]
-    after[10] = "<p>changed</p>"
-    const folded = foldDiff(lineDiff(before.join("\n"), after.join("\n")))
+    const folded = foldDiff(
+      diffAfter(20, (after) => {
+        after[10] = "<p>changed</p>"
+      }).diff
+    )
     assert.deepStrictEqual(folded[0], { kind: "gap", lines: 7 })
     assert.deepStrictEqual(
       folded.slice(1, -1).map((item) => (item.kind === "gap" ? "gap" : `${item.kind} ${item.text}`)),
