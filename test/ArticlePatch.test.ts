@@ -6,17 +6,21 @@ import { assertError, PARTNER, protectedBody, revisionNumbers, storedBody } from
 import { articleData, patchArticle, putArticle } from "./support/Http.js"
 import { articleOfNewAccount, TestServerLive } from "./support/TestServer.js"
 
+/** A new account's article with this body, and the answer to a PATCH of these replacements. */
+const patchedArticle = (body: string, replacements: ReadonlyArray<object>) =>
+  Effect.gen(function* () {
+    const { key, id } = yield* articleOfNewAccount({ body })
+    return { key, id, res: yield* patchArticle(id, key, { replacements }) }
+  })
+
 layer(TestServerLive)("article writes", (it) => {
   describe("PATCH /api/v1/articles/{id}", () => {
     it.effect("applies replacements in order, each on the result of the one before", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>alpha and omega</p>" })
-        const res = yield* patchArticle(id, key, {
-          replacements: [
-            { find: "alpha", replace: "beta" },
-            { find: "beta and", replace: "gamma or" }
-          ]
-        })
+        const { key, id, res } = yield* patchedArticle("<p>alpha and omega</p>", [
+          { find: "alpha", replace: "beta" },
+          { find: "beta and", replace: "gamma or" }
+        ])
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.strictEqual(res.body.data.body, "<p>gamma or omega</p>")
         assert.strictEqual((yield* articleData(id, key)).body, "<p>gamma or omega</p>")
@@ -59,45 +63,95 @@ layer(TestServerLive)("article writes", (it) => {
         })
     )
 
-    it.effect("a find that does not occur fails with 409 replacement_conflict giving the count 0", () =>
-      Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish</p>" })
-        const res = yield* patchArticle(id, key, { replacements: [{ find: "green", replace: "blue" }] })
-        assertError(res, 409, "replacement_conflict")
-        assert.include(res.body.message, "replacements[0]")
-        assert.match(res.body.message, /\b0\b/)
-        assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
-      })
-    )
+    type Answer = Effect.Effect.Success<ReturnType<typeof patchArticle>>
+    const refusedReplacements: ReadonlyArray<
+      readonly [string, string, ReadonlyArray<object>, number, string, (res: Answer) => void]
+    > = [
+      [
+        "a find that does not occur fails with 409 replacement_conflict giving the count 0",
+        "<p>red fish</p>",
+        [{ find: "green", replace: "blue" }],
+        409,
+        "replacement_conflict",
+        (res) => {
+          assert.include(res.body.message, "replacements[0]")
+          assert.match(res.body.message, /\b0\b/)
+        }
+      ],
+      [
+        "all: true with no occurrence fails with 409 replacement_conflict",
+        "<p>red fish</p>",
+        [{ find: "green", replace: "blue", all: true }],
+        409,
+        "replacement_conflict",
+        (res) => assert.include(res.body.message, "replacements[0]")
+      ],
+      [
+        "an empty find is 422 validation_error",
+        "<p>x</p>",
+        [{ find: "", replace: "y" }],
+        422,
+        "validation_error",
+        () => {}
+      ],
+      [
+        "a replacement that removes a protected link is 422 protected_link_violation",
+        protectedBody,
+        [
+          {
+            find: '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>',
+            replace: "partner site"
+          }
+        ],
+        422,
+        "protected_link_violation",
+        (res) => assert.deepStrictEqual(res.body.protected_links, [PARTNER])
+      ],
+      [
+        "a replacement that introduces a <script> is 422 disallowed_html",
+        "<p>Hello there.</p>",
+        [{ find: "there.", replace: "there.<script>x()</script>" }],
+        422,
+        "disallowed_html",
+        (res) => assert.match(res.body.message, /script/)
+      ],
+      [
+        "a replacement that forges a protected link is 422 protected_link_violation",
+        "<p>See our services.</p>",
+        [{ find: "services", replace: '<a data-service-protected="internal" href="/services">services</a>' }],
+        422,
+        "protected_link_violation",
+        (res) =>
+          assert.deepStrictEqual(res.body.protected_links, [{ type: "internal", href: "/services", text: "services" }])
+      ]
+    ]
+    for (const [label, body, replacements, status, error, check] of refusedReplacements) {
+      it.effect(`${label}, and saves nothing`, () =>
+        Effect.gen(function* () {
+          const { id, res } = yield* patchedArticle(body, replacements)
+          assertError(res, status, error)
+          check(res)
+          assert.strictEqual(yield* storedBody(id), body)
+        })
+      )
+    }
 
     it.effect("all: true replaces every occurrence", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish, red fish, red</p>" })
-        const res = yield* patchArticle(id, key, { replacements: [{ find: "red", replace: "blue", all: true }] })
+        const { res } = yield* patchedArticle("<p>red fish, red fish, red</p>", [
+          { find: "red", replace: "blue", all: true }
+        ])
         assert.strictEqual(res.status, 200, JSON.stringify(res.body))
         assert.strictEqual(res.body.data.body, "<p>blue fish, blue fish, blue</p>")
       })
     )
 
-    it.effect("all: true with no occurrence fails with 409 replacement_conflict", () =>
-      Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>red fish</p>" })
-        const res = yield* patchArticle(id, key, { replacements: [{ find: "green", replace: "blue", all: true }] })
-        assertError(res, 409, "replacement_conflict")
-        assert.include(res.body.message, "replacements[0]")
-        assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
-      })
-    )
-
     it.effect("a failing second replacement after a valid first one saves nothing", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>one two three</p>" })
-        const res = yield* patchArticle(id, key, {
-          replacements: [
-            { find: "one", replace: "uno" },
-            { find: "missing", replace: "x" }
-          ]
-        })
+        const { key, id, res } = yield* patchedArticle("<p>one two three</p>", [
+          { find: "one", replace: "uno" },
+          { find: "missing", replace: "x" }
+        ])
         assertError(res, 409, "replacement_conflict")
         assert.include(res.body.message, "replacements[1]")
         assert.strictEqual((yield* articleData(id, key)).body, "<p>one two three</p>")
@@ -107,23 +161,10 @@ layer(TestServerLive)("article writes", (it) => {
 
     it.effect("51 replacements are 422 validation_error with limit 50", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>x</p>" })
         const replacements = Array.from({ length: 51 }, () => ({ find: "x", replace: "x" }))
-        const res = yield* patchArticle(id, key, { replacements })
+        const { res } = yield* patchedArticle("<p>x</p>", replacements)
         assertError(res, 422, "validation_error")
         assert.strictEqual(res.body.limit, 50)
-      })
-    )
-
-    it.effect("an empty find is 422 validation_error", () =>
-      Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>x</p>" })
-        assertError(
-          yield* patchArticle(id, key, { replacements: [{ find: "", replace: "y" }] }),
-          422,
-          "validation_error"
-        )
-        assert.strictEqual(yield* storedBody(id), "<p>x</p>")
       })
     )
 
@@ -140,49 +181,6 @@ layer(TestServerLive)("article writes", (it) => {
       Effect.gen(function* () {
         const { key, id } = yield* articleOfNewAccount()
         assertError(yield* patchArticle(id, key, {}), 422, "validation_error")
-      })
-    )
-
-    it.effect("a replacement that removes a protected link is 422 protected_link_violation and saves nothing", () =>
-      Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: protectedBody })
-        const res = yield* patchArticle(id, key, {
-          replacements: [
-            {
-              find: '<a data-service-protected="backlink" href="https://partner.example.com/">partner site</a>',
-              replace: "partner site"
-            }
-          ]
-        })
-        assertError(res, 422, "protected_link_violation")
-        assert.deepStrictEqual(res.body.protected_links, [PARTNER])
-        assert.strictEqual(yield* storedBody(id), protectedBody)
-      })
-    )
-
-    it.effect("a replacement that introduces a <script> is 422 disallowed_html and saves nothing", () =>
-      Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>Hello there.</p>" })
-        const res = yield* patchArticle(id, key, {
-          replacements: [{ find: "there.", replace: "there.<script>x()</script>" }]
-        })
-        assertError(res, 422, "disallowed_html")
-        assert.match(res.body.message, /script/)
-        assert.strictEqual(yield* storedBody(id), "<p>Hello there.</p>")
-      })
-    )
-
-    it.effect("a replacement that forges a protected link is 422 protected_link_violation", () =>
-      Effect.gen(function* () {
-        const { key, id } = yield* articleOfNewAccount({ body: "<p>See our services.</p>" })
-        const res = yield* patchArticle(id, key, {
-          replacements: [
-            { find: "services", replace: '<a data-service-protected="internal" href="/services">services</a>' }
-          ]
-        })
-        assertError(res, 422, "protected_link_violation")
-        assert.deepStrictEqual(res.body.protected_links, [{ type: "internal", href: "/services", text: "services" }])
-        assert.strictEqual(yield* storedBody(id), "<p>See our services.</p>")
       })
     )
 

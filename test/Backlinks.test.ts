@@ -65,7 +65,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
       Effect.gen(function* () {
         const app = yield* TestApp
         const { key, siteId } = yield* siteOfNewAccount
-        const industry = yield* app.makeBacklink(siteId, {
+        const full = {
           acquired_at: "2026-11-03T09:30:00Z",
           source_domain: "news.example.org",
           source_url: "https://news.example.org/best-plumbers",
@@ -74,9 +74,8 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
           anchor_type: "branded",
           status: "live",
           category: "industry"
-        })
-        const local = yield* app.makeBacklink(siteId, {
-          acquired_at: "2026-11-02T10:30:00+01:00",
+        } as const
+        const bare = {
           source_domain: null,
           source_url: null,
           target_url: null,
@@ -84,33 +83,15 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
           anchor_type: null,
           status: null,
           category: "local"
-        })
+        } as const
+        const industry = yield* app.makeBacklink(siteId, full)
+        const local = yield* app.makeBacklink(siteId, { ...bare, acquired_at: "2026-11-02T10:30:00+01:00" })
         // The JSON as sent: the typed client would drop a field the schema does not know.
         const { status, body } = yield* get(`/api/v1/sites/${siteId}/backlinks`, key)
         assert.strictEqual(status, 200)
         assert.deepStrictEqual(body.data, [
-          {
-            id: industry,
-            acquired_at: "2026-11-03T09:30:00Z",
-            source_domain: "news.example.org",
-            source_url: "https://news.example.org/best-plumbers",
-            target_url: "https://example.com/",
-            anchor_text: "Example Plumbing",
-            anchor_type: "branded",
-            status: "live",
-            category: "industry"
-          },
-          {
-            id: local,
-            acquired_at: "2026-11-02T09:30:00Z",
-            source_domain: null,
-            source_url: null,
-            target_url: null,
-            anchor_text: null,
-            anchor_type: null,
-            status: null,
-            category: "local"
-          }
+          { id: industry, ...full },
+          { id: local, ...bare, acquired_at: "2026-11-02T09:30:00Z" }
         ])
       })
     )

@@ -69,16 +69,39 @@ const assertRealAnswer = (answer: Answer) => {
 const settled = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   effect.pipe(Effect.retry({ times: 50, schedule: Schedule.spaced(Duration.millis(20)) }), Effect.orDie)
 
+/** The stored body of an article, read once the pool has connections again. */
+const storedBody = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    settled(sql<{ body: string }>`select body from articles where id = ${id}`).pipe(Effect.map((rows) => rows[0]!.body))
+  )
+
+/** A keyed edit sent again until it is answered below 500 (every 5xx on the way a real answer); the answer. */
+const retryUntilAnswered = (key: string, id: number, edit: number, keyPrefix?: string) =>
+  Effect.gen(function* () {
+    let retry = yield* send(key, id, edit, keyPrefix)
+    for (let attempt = 0; attempt < 20 && retry.status >= 500; attempt++) {
+      assertRealAnswer(retry)
+      retry = yield* send(key, id, edit, keyPrefix)
+    }
+    return retry
+  })
+
+/** The faults, and a new account's API key and article to edit under them. */
+const articleUnderFaults = Effect.gen(function* () {
+  const app = yield* TestApp
+  const faults = yield* DatabaseFaults
+  const { accountId, key } = yield* app.makeAccount()
+  const id = yield* app.makeArticle(yield* app.makeSite(accountId), { body: "<p>Start.</p>" })
+  return { faults, accountId, key, id }
+})
+
 layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
   it.effect(
     `keyed edits while ${onPostgres ? "backends are terminated" : "the database connection is closed"}: each applied once, each answerable by its key, no key stuck, every answer real`,
     () =>
       Effect.gen(function* () {
-        const app = yield* TestApp
-        const faults = yield* DatabaseFaults
         const sql = yield* SqlClient.SqlClient
-        const { accountId, key } = yield* app.makeAccount()
-        const id = yield* app.makeArticle(yield* app.makeSite(accountId), { body: "<p>Start.</p>" })
+        const { faults, accountId, key, id } = yield* articleUnderFaults
 
         // The faults: up to BREAKS times, at random moments a few milliseconds apart, while the edits run.
         let sending = true
@@ -101,26 +124,22 @@ layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
         for (const answer of first) assertRealAnswer(answer)
 
         // What the faults let through: the edits whose change committed.
-        const [before] = yield* settled(sql<{ body: string }>`select body from articles where id = ${id}`)
-        const committed = (edit: number) => before!.body.includes(marker(edit))
+        const before = yield* storedBody(id)
+        const committed = (edit: number) => before.includes(marker(edit))
         for (let edit = 0; edit < EDITS; edit++) {
           if (first[edit]!.status === 200) assert.isTrue(committed(edit), `edit ${edit} was answered 200`)
         }
 
         // Each edit retried with its key until it is answered: a committed one replays, any other runs now.
         for (let edit = 0; edit < EDITS; edit++) {
-          let retry = yield* send(key, id, edit)
-          for (let attempt = 0; attempt < 20 && retry.status >= 500; attempt++) {
-            assertRealAnswer(retry)
-            retry = yield* send(key, id, edit)
-          }
+          const retry = yield* retryUntilAnswered(key, id, edit)
           assert.strictEqual(retry.status, 200, `edit ${edit}: ${JSON.stringify(retry.body)}`)
           assert.strictEqual(retry.replayed, committed(edit), `edit ${edit} replayed`)
         }
 
-        const [after] = yield* settled(sql<{ body: string }>`select body from articles where id = ${id}`)
+        const after = yield* storedBody(id)
         for (let edit = 0; edit < EDITS; edit++) {
-          assert.strictEqual(after!.body.split(marker(edit)).length, 2, `edit ${edit} applied once: ${after!.body}`)
+          assert.strictEqual(after.split(marker(edit)).length, 2, `edit ${edit} applied once: ${after}`)
         }
         const [counts] = yield* settled(sql<{ revisions: number; keys: number; quota: number }>`select
             (select count(*)::int from article_revisions where article_id = ${id}) as revisions,
@@ -135,11 +154,7 @@ layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
     "a change whose database dies right after its commit is answered with its own 200 (JSON), and its retry replays it",
     () =>
       Effect.gen(function* () {
-        const app = yield* TestApp
-        const faults = yield* DatabaseFaults
-        const sql = yield* SqlClient.SqlClient
-        const { accountId, key } = yield* app.makeAccount()
-        const id = yield* app.makeArticle(yield* app.makeSite(accountId), { body: "<p>Start.</p>" })
+        const { faults, key, id } = yield* articleUnderFaults
         const lostBefore = yield* faults.lost
         // Committed, with its call-log row and its kept answer: what happens to the database afterwards (the next
         // statement, reading the day's changes for the limit headers, finds its connection dead) changes nothing.
@@ -152,15 +167,12 @@ layer(FaultyServerLive, { excludeTestServices: true })("faults", (it) => {
         assert.isNotNull(answer.requestId)
 
         // The service's other connections died too: a retry may find one before the pool has replaced them all.
-        let retry = yield* send(key, id, COMMIT_EDIT, "commit-edit")
-        for (let attempt = 0; attempt < 20 && retry.status >= 500; attempt++) {
-          assertRealAnswer(retry)
-          retry = yield* send(key, id, COMMIT_EDIT, "commit-edit")
-        }
+        const retry = yield* retryUntilAnswered(key, id, COMMIT_EDIT, "commit-edit")
         assert.strictEqual(retry.status, 200, JSON.stringify(retry))
         assert.isTrue(retry.replayed)
-        const [row] = yield* settled(sql<{ body: string }>`select body from articles where id = ${id}`)
-        assert.strictEqual(row!.body.split(marker(COMMIT_EDIT)).length, 2, row!.body)
+        const body = yield* storedBody(id)
+        assert.strictEqual(body.split(marker(COMMIT_EDIT)).length, 2, body)
+        const sql = yield* SqlClient.SqlClient
         const [logged] = yield* settled(
           sql<{ status: number }>`select status from audit_log where request_id = ${answer.requestId!} and status = 200`
         )

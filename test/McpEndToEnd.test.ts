@@ -19,6 +19,7 @@ import {
   toolsList
 } from "./support/McpClient.js"
 import { makeFixtures, PARTNER, PROTECTED_BODY, storedArticle } from "./support/McpFixtures.js"
+import { connectClient, sdkToolData } from "./support/McpSdkClient.js"
 import { mcpAddress, newMcpUser } from "./support/McpSession.js"
 import { freshMediaDir, PNG_BASE64 } from "./support/Media.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
@@ -30,32 +31,11 @@ freshMediaDir("cbs-mcp-media-test-")
 /** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 
-/** The SDK's Client connected over Streamable HTTP with the provider's tokens; closed with the scope. */
-const connectClient = (provider: TestOAuthProvider) =>
-  Effect.gen(function* () {
-    const { mcpUrl } = yield* mcpAddress
-    return yield* Effect.acquireRelease(
-      Effect.promise(async () => {
-        const client = new Client({ name: "mcp-e2e-test", version: "1.0.0" })
-        await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }))
-        return client
-      }),
-      (client) => Effect.promise(() => client.close())
-    )
-  })
-
-/** A callTool through the SDK client that must succeed; its structured content, which must equal its text. */
-const sdkToolData = (client: Client, name: string, args: Record<string, unknown>) =>
-  Effect.gen(function* () {
-    const result = yield* Effect.promise(() => client.callTool({ name, arguments: args }))
-    const content = result.content as ReadonlyArray<{ readonly type: string; readonly text?: string }>
-    assert.notStrictEqual(result.isError, true, content[0]?.text)
-    assert.strictEqual(content.length, 1)
-    assert.strictEqual(content[0]!.type, "text")
-    const text = JSON.parse(content[0]!.text!)
-    assert.deepStrictEqual(result.structuredContent, text)
-    return text
-  })
+/** The test's start: the service's public address and a new signed-in user. */
+const startedNewUser = Effect.gen(function* () {
+  yield* startClock
+  return { ...(yield* mcpAddress), session: yield* newMcpUser }
+})
 
 const assertListMeta = (
   value: { readonly meta: unknown },
@@ -86,7 +66,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       )
     }
 
-    it.effect(
+    it.scoped(
       "a first connect is refused with 401; after sign-in and Allow the client connects and lists every annotated tool",
       () =>
         Effect.gen(function* () {
@@ -169,16 +149,14 @@ layer(TestServerLive)("MCP interface", (it) => {
             tokens.verifyCounting(provider.tokens()!.access_token, window)
           )
           assert.strictEqual(Option.getOrUndefined(found)?.credential.id, userId)
-        }).pipe(Effect.scoped)
+        })
     )
 
-    it.effect(
+    it.scoped(
       "every tool answers with structured content equal to its text; edits are stored as MCP revisions by the user",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { base } = yield* mcpAddress
-          const session = yield* newMcpUser
+          const { base, session } = yield* startedNewUser
           const { site, linked, later, draft } = yield* makeFixtures(session.accountId)
           const client = yield* connectClient(session.provider)
 
@@ -304,16 +282,14 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(revisions[1]!.featured_image_url, "https://cdn.example.com/leak.jpg")
           assert.strictEqual(revisions[2]!.title, "Choosing a boiler in 2026")
           assert.strictEqual(revisions[3]!.featured_image_url, imageUrl)
-        }).pipe(Effect.scoped)
+        })
     )
 
-    it.effect(
+    it.scoped(
       "once the access token has expired, the next call succeeds through a silent refresh with new tokens",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const { mcpUrl } = yield* mcpAddress
-          const session = yield* newMcpUser
+          const { mcpUrl, session } = yield* startedNewUser
           const app = yield* TestApp
           const site = yield* app.makeSite(session.accountId)
           const client = yield* connectClient(session.provider)
@@ -336,7 +312,7 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.notStrictEqual(renewed.refresh_token, expired.refresh_token)
           const accepted = yield* postRpc(mcpUrl, renewed.access_token, toolsList)
           assert.strictEqual(accepted.status, 200, accepted.text)
-        }).pipe(Effect.scoped)
+        })
     )
   })
 })

@@ -19,85 +19,67 @@ freshMediaDir("cbs-mcp-media-test-")
 const startClock = clockStarts("61 seconds")
 const sharedSession = sharedMcpUser()
 
+/** The test's start, with the file's signed-in user. */
+const started = Effect.zipRight(startClock, sharedSession)
+
+/** What tools/list answers the file's user. */
+const listedTools = Effect.gen(function* () {
+  const session = yield* started
+  const { mcpUrl } = yield* mcpAddress
+  const reply = yield* postRpc(mcpUrl, session.token, toolsList)
+  assert.strictEqual(reply.status, 200)
+  return JSON.parse(reply.text).result.tools as ReadonlyArray<unknown>
+})
+
+/** The REST path a tool call stands for: its endpoint, with the id it names in the path and the rest as the query. */
+const restPathOf = (tool: string, args: Record<string, unknown>) => {
+  const { site_id, article_id, ...query } = args
+  const paths: Record<string, string> = {
+    list_sites: "/sites",
+    list_articles: `/sites/${site_id}/articles`,
+    get_article: `/articles/${article_id}`,
+    list_backlinks: `/sites/${site_id}/backlinks`,
+    get_stats: `/sites/${site_id}/stats`
+  }
+  const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]))
+  return search.size === 0 ? paths[tool]! : `${paths[tool]!}?${search}`
+}
+
 /** A GET of the REST API with an API key; status and JSON body. */
 const rest = (key: string, path: string) => request("GET", `/api/v1${path}`, { bearer: key })
 
 layer(TestServerLive)("MCP interface", (it) => {
   describe("parity with the REST API", () => {
-    const cases: ReadonlyArray<{
-      readonly name: string
-      readonly tool: string
-      readonly request: (fixtures: Fixtures) => { readonly path: string; readonly args: Record<string, unknown> }
-    }> = [
-      { name: "list_sites", tool: "list_sites", request: () => ({ path: "/sites", args: {} }) },
-      {
-        name: "list_sites, second page of one",
-        tool: "list_sites",
-        request: () => ({ path: "/sites?per_page=1&page=2", args: { per_page: 1, page: 2 } })
-      },
-      {
-        name: "list_articles",
-        tool: "list_articles",
-        request: ({ site }) => ({ path: `/sites/${site}/articles`, args: { site_id: site } })
-      },
-      {
-        name: "list_articles filtered by status and dates, one per page",
-        tool: "list_articles",
-        request: ({ site }) => ({
-          path: `/sites/${site}/articles?status=published&from=2026-10-01&to=2026-10-31&per_page=1`,
-          args: { site_id: site, status: "published", from: "2026-10-01", to: "2026-10-31", per_page: 1 }
-        })
-      },
-      {
-        name: "get_article",
-        tool: "get_article",
-        request: ({ linked }) => ({ path: `/articles/${linked}`, args: { article_id: linked } })
-      },
-      {
-        name: "list_backlinks",
-        tool: "list_backlinks",
-        request: ({ site }) => ({ path: `/sites/${site}/backlinks`, args: { site_id: site } })
-      },
-      {
-        name: "list_backlinks from a date",
-        tool: "list_backlinks",
-        request: ({ site }) => ({
-          path: `/sites/${site}/backlinks?from=2026-10-03&page=1&per_page=5`,
-          args: { site_id: site, from: "2026-10-03", page: 1, per_page: 5 }
-        })
-      },
-      {
-        name: "get_stats for the default period",
-        tool: "get_stats",
-        request: ({ site }) => ({ path: `/sites/${site}/stats`, args: { site_id: site } })
-      },
-      {
-        name: "get_stats for a month",
-        tool: "get_stats",
-        request: ({ site }) => ({
-          path: `/sites/${site}/stats?period=2026-10`,
-          args: { site_id: site, period: "2026-10" }
-        })
-      },
-      {
-        name: "get_stats from/to",
-        tool: "get_stats",
-        request: ({ site }) => ({
-          path: `/sites/${site}/stats?from=2026-09-15&to=2026-10-02`,
-          args: { site_id: site, from: "2026-09-15", to: "2026-10-02" }
-        })
-      }
+    const cases: ReadonlyArray<readonly [string, string, (fixtures: Fixtures) => Record<string, unknown>]> = [
+      ["list_sites", "list_sites", () => ({})],
+      ["list_sites, second page of one", "list_sites", () => ({ per_page: 1, page: 2 })],
+      ["list_articles", "list_articles", ({ site }) => ({ site_id: site })],
+      [
+        "list_articles filtered by status and dates, one per page",
+        "list_articles",
+        ({ site }) => ({ site_id: site, status: "published", from: "2026-10-01", to: "2026-10-31", per_page: 1 })
+      ],
+      ["get_article", "get_article", ({ linked }) => ({ article_id: linked })],
+      ["list_backlinks", "list_backlinks", ({ site }) => ({ site_id: site })],
+      [
+        "list_backlinks from a date",
+        "list_backlinks",
+        ({ site }) => ({ site_id: site, from: "2026-10-03", page: 1, per_page: 5 })
+      ],
+      ["get_stats for the default period", "get_stats", ({ site }) => ({ site_id: site })],
+      ["get_stats for a month", "get_stats", ({ site }) => ({ site_id: site, period: "2026-10" })],
+      ["get_stats from/to", "get_stats", ({ site }) => ({ site_id: site, from: "2026-09-15", to: "2026-10-02" })]
     ]
 
-    for (const { name, tool, request } of cases) {
+    for (const [name, tool, argsOf] of cases) {
       it.effect(`${name}: the tool's structured content deep-equals the REST endpoint's JSON`, () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* sharedSession
+          const session = yield* started
           const app = yield* TestApp
           const fixtures = yield* makeFixtures(session.accountId)
           const key = yield* app.makeKey(session.accountId)
-          const { path, args } = request(fixtures)
+          const args = argsOf(fixtures)
+          const path = restPathOf(tool, args)
           const viaRest = yield* rest(key, path)
           assert.strictEqual(viaRest.status, 200, JSON.stringify(viaRest.body))
           const viaMcp = yield* toolData(session, tool, args)
@@ -126,19 +108,19 @@ layer(TestServerLive)("MCP interface", (it) => {
       "an error is the same error through REST and MCP: missing article, another account's site, bad paging",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* sharedSession
+          const session = yield* started
           const app = yield* TestApp
           const key = yield* app.makeKey(session.accountId)
           const { site: foreignSite } = yield* foreignArticle
           const own = yield* app.makeSite(session.accountId)
-          const cases: ReadonlyArray<readonly [string, string, Record<string, unknown>, number]> = [
-            ["get_article", "/articles/999999999", { article_id: 999_999_999 }, 404],
-            ["list_articles", `/sites/${foreignSite}/articles`, { site_id: foreignSite }, 404],
-            ["get_stats", `/sites/${foreignSite}/stats`, { site_id: foreignSite }, 404],
-            ["list_backlinks", `/sites/${own}/backlinks?per_page=101`, { site_id: own, per_page: 101 }, 422]
+          const cases: ReadonlyArray<readonly [string, Record<string, unknown>, number]> = [
+            ["get_article", { article_id: 999_999_999 }, 404],
+            ["list_articles", { site_id: foreignSite }, 404],
+            ["get_stats", { site_id: foreignSite }, 404],
+            ["list_backlinks", { site_id: own, per_page: 101 }, 422]
           ]
-          for (const [tool, path, args, status] of cases) {
+          for (const [tool, args, status] of cases) {
+            const path = restPathOf(tool, args)
             const viaRest = yield* rest(key, path)
             assert.strictEqual(viaRest.status, status, path)
             const viaMcp = yield* toolError(session, tool, args)
@@ -173,12 +155,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "tools/list has no schema titles, no HTTP wording, and each tool's entry is within 4,000 characters",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* sharedSession
-          const { mcpUrl } = yield* mcpAddress
-          const reply = yield* postRpc(mcpUrl, session.token, toolsList)
-          assert.strictEqual(reply.status, 200)
-          const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<Record<string, unknown>>
+          const tools = (yield* listedTools) as ReadonlyArray<Record<string, unknown>>
           for (const tool of tools) {
             assert.isAtMost(JSON.stringify(tool).length, TOOL_ENTRY_BUDGET, String(tool["name"]))
           }
@@ -215,11 +192,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "each listed tool has the arguments its endpoints derive (path, query, header and payload parameters)",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* sharedSession
-          const { mcpUrl } = yield* mcpAddress
-          const reply = yield* postRpc(mcpUrl, session.token, toolsList)
-          const tools = JSON.parse(reply.text).result.tools as ReadonlyArray<{
+          const tools = (yield* listedTools) as ReadonlyArray<{
             readonly name: string
             readonly inputSchema: { readonly properties: Record<string, unknown>; readonly required?: Array<string> }
             readonly outputSchema: { readonly properties: Record<string, unknown> }
@@ -242,11 +215,8 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("a tool's call-log row and revision equal its endpoint's, with origin MCP and the tool's name", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const app = yield* TestApp
-        const fixtures = yield* makeFixtures(session.accountId)
-        const id = fixtures.later
+        const session = yield* started
+        const { later: id } = yield* makeFixtures(session.accountId)
         const viaRest = yield* restWrite(session.key, "PATCH", `/articles/${id}`, { title: "By REST", reason: "r1" })
         assert.strictEqual(viaRest.status, 200)
         const viaMcp = yield* toolData(session, "update_article", { article_id: id, title: "By MCP", reason: "r2" })
@@ -270,14 +240,12 @@ layer(TestServerLive)("MCP interface", (it) => {
             { origin: "MCP", reason: "r2", title: "By MCP" }
           ]
         )
-        void app
       })
     )
 
     it.effect("unknown fields at any depth are validation_error naming their path, through REST and MCP alike", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
+        const session = yield* started
         const { later } = yield* makeFixtures(session.accountId)
         const before = yield* storedArticle(later)
         const typo = { replacements: [{ find: "boilers", replacement: "radiators" }] }
@@ -306,8 +274,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("a 9 MiB image through replace_featured_image lands; an 11 MiB one is image_too_large", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
+        const session = yield* started
         const { later } = yield* makeFixtures(session.accountId)
         const png = Buffer.from(PNG_BASE64, "base64")
         const padded = (size: number) => Buffer.concat([png, Buffer.alloc(size - png.length)]).toString("base64")

@@ -91,15 +91,23 @@ const useEveryTool = (client: Client, site: number, article: number) =>
     }
   })
 
+/** A new user's client speaking what `options` say, having used every tool; its /mcp URL and the exchanges. */
+const everyToolUsed = (options: ClientOptions) =>
+  Effect.gen(function* () {
+    const { mcpUrl, provider, site, article } = yield* setUp
+    const { client, exchanges } = yield* connect(mcpUrl, provider, options)
+    yield* useEveryTool(client, site, article)
+    return { mcpUrl, exchanges }
+  })
+
+/** The options of a client pinned to the 2026-07-28 revision. */
+const PINNED_2026_07_28: ClientOptions = { versionNegotiation: { mode: { pin: "2026-07-28" } } }
+
 layer(TestServerLive)("MCP revisions", (it) => {
   describe("each revision lists every tool and calls seven of them", () => {
     it.scoped("a 2026-07-28 client: server/discover, no initialize, the standard headers, a cacheable tool list", () =>
       Effect.gen(function* () {
-        const { mcpUrl, provider, site, article } = yield* setUp
-        const { client, exchanges } = yield* connect(mcpUrl, provider, {
-          versionNegotiation: { mode: { pin: "2026-07-28" } }
-        })
-        yield* useEveryTool(client, site, article)
+        const { exchanges } = yield* everyToolUsed(PINNED_2026_07_28)
         const methods = exchanges.map((exchange) => exchange.body["method"])
         assert.strictEqual(methods[0], "server/discover")
         assert.notInclude(methods, "initialize")
@@ -120,9 +128,7 @@ layer(TestServerLive)("MCP revisions", (it) => {
     for (const revision of ["2025-11-25", "2025-06-18"]) {
       it.scoped(`a ${revision} client: initialize, then each call on its own`, () =>
         Effect.gen(function* () {
-          const { mcpUrl, provider, site, article } = yield* setUp
-          const { client, exchanges } = yield* connect(mcpUrl, provider, { supportedProtocolVersions: [revision] })
-          yield* useEveryTool(client, site, article)
+          const { exchanges } = yield* everyToolUsed({ supportedProtocolVersions: [revision] })
           const initialize = exchanges.find((exchange) => exchange.body["method"] === "initialize")!
           assert.strictEqual(JSON.parse(initialize.answer).result.protocolVersion, revision)
           for (const exchange of exchanges) assert.isBelow(exchange.status, 300, exchange.answer)
@@ -133,11 +139,7 @@ layer(TestServerLive)("MCP revisions", (it) => {
 
   it.scoped("a 2026-07-28 request whose Mcp-Name or Mcp-Method header disagrees with its body is refused", () =>
     Effect.gen(function* () {
-      const { mcpUrl, provider, site, article } = yield* setUp
-      const { client, exchanges } = yield* connect(mcpUrl, provider, {
-        versionNegotiation: { mode: { pin: "2026-07-28" } }
-      })
-      yield* useEveryTool(client, site, article)
+      const { mcpUrl, exchanges } = yield* everyToolUsed(PINNED_2026_07_28)
       const call = exchanges.find(
         (exchange) => (exchange.body["params"] as { name?: string } | undefined)?.name === "list_sites"
       )!

@@ -2,18 +2,41 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect } from "effect"
+import type { ArticleId } from "../src/Domain/Ids.js"
 import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { clockStarts } from "./support/Clock.js"
 import { foreignArticle, makeFixtures, PARTNER, PROTECTED_BODY, storedArticle } from "./support/McpFixtures.js"
 import { newMcpUser, sharedMcpUser, toolData, toolError } from "./support/McpSession.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const EDITS_PER_DAY = 200
 
 /** Each test starts a minute past the previous test's start: no two share a request-limit window. */
 const startClock = clockStarts("61 seconds")
 const sharedSession = sharedMcpUser()
+
+/** The test's start with a user of its own, for the tests that use up its edits or count its audit rows. */
+const startedOwnUser = Effect.zipRight(startClock, newMcpUser)
+
+/** The test's start: the file's signed-in user, a new website of its account, and an article on it. */
+const articleOfSession = (fields: ArticleFields) =>
+  Effect.gen(function* () {
+    yield* startClock
+    const session = yield* sharedSession
+    const app = yield* TestApp
+    const site = yield* app.makeSite(session.accountId)
+    const id = yield* app.makeArticle(site, fields)
+    return { session, site, id }
+  })
+
+/** The article as it was made: this body, and no revision since. */
+const assertUnchanged = (id: ArticleId, body: string) =>
+  Effect.gen(function* () {
+    const stored = yield* storedArticle(id)
+    assert.strictEqual(stored.body, body)
+    assert.strictEqual(stored.revision, 0)
+  })
 
 layer(TestServerLive)("MCP interface", (it) => {
   describe("tool errors", () => {
@@ -40,11 +63,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "update_article that drops a protected link is protected_link_violation listing the link; the body stays",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* sharedSession
-          const app = yield* TestApp
-          const site = yield* app.makeSite(session.accountId)
-          const id = yield* app.makeArticle(site, { body: PROTECTED_BODY })
+          const { session, id } = yield* articleOfSession({ body: PROTECTED_BODY })
           const before = (yield* toolData(session, "get_article", { article_id: id })).data.body
           const replaced = yield* toolError(session, "update_article", {
             article_id: id,
@@ -62,17 +81,13 @@ layer(TestServerLive)("MCP interface", (it) => {
           const after = (yield* toolData(session, "get_article", { article_id: id })).data
           assert.strictEqual(after.body, before)
           assert.deepStrictEqual(after.protected_links, [PARTNER])
-          assert.strictEqual((yield* storedArticle(id)).revision, 0)
+          yield* assertUnchanged(id, PROTECTED_BODY)
         })
     )
 
     it.effect("get_article reads the meta_description update_article wrote, and null for an article without one", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const app = yield* TestApp
-        const site = yield* app.makeSite(session.accountId)
-        const id = yield* app.makeArticle(site, { meta_description: null })
+        const { session, id } = yield* articleOfSession({ meta_description: null })
         assert.isNull((yield* toolData(session, "get_article", { article_id: id })).data.meta_description)
         const updated = yield* toolData(session, "update_article", { article_id: id, meta_description: "Short." })
         assert.strictEqual(updated.data.meta_description, "Short.")
@@ -85,11 +100,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("update_article with body together with replacements or meta_description is a validation_error", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const app = yield* TestApp
-        const site = yield* app.makeSite(session.accountId)
-        const id = yield* app.makeArticle(site, { body: "<p>red fish</p>" })
+        const { session, id } = yield* articleOfSession({ body: "<p>red fish</p>" })
         for (const extra of [{ replacements: [{ find: "red", replace: "blue" }] }, { meta_description: "A fish." }]) {
           const body = yield* toolError(session, "update_article", {
             article_id: id,
@@ -98,19 +109,13 @@ layer(TestServerLive)("MCP interface", (it) => {
           })
           assert.strictEqual(body.error, "validation_error", JSON.stringify(extra))
         }
-        const stored = yield* storedArticle(id)
-        assert.strictEqual(stored.body, "<p>red fish</p>")
-        assert.strictEqual(stored.revision, 0)
+        yield* assertUnchanged(id, "<p>red fish</p>")
       })
     )
 
     it.effect("update_article over the body's bounds (characters, elements) is validation_error with limit", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const app = yield* TestApp
-        const site = yield* app.makeSite(session.accountId)
-        const id = yield* app.makeArticle(site, { body: "<p>red fish</p>" })
+        const { session, id } = yield* articleOfSession({ body: "<p>red fish</p>" })
         for (const [body, limit] of [
           [`<p>${"x".repeat(MAX_BODY_CHARACTERS)}</p>`, MAX_BODY_CHARACTERS],
           ["<p>x".repeat(MAX_BODY_ELEMENTS + 1), MAX_BODY_ELEMENTS]
@@ -120,19 +125,13 @@ layer(TestServerLive)("MCP interface", (it) => {
           assert.strictEqual(refused.limit, limit)
           assert.include(refused.message, "body")
         }
-        const stored = yield* storedArticle(id)
-        assert.strictEqual(stored.body, "<p>red fish</p>")
-        assert.strictEqual(stored.revision, 0)
+        yield* assertUnchanged(id, "<p>red fish</p>")
       })
     )
 
     it.effect("update_article with a find that occurs twice is replacement_conflict and saves nothing", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const app = yield* TestApp
-        const site = yield* app.makeSite(session.accountId)
-        const id = yield* app.makeArticle(site, { title: "Fish", body: "<p>red fish, red fish</p>" })
+        const { session, id } = yield* articleOfSession({ title: "Fish", body: "<p>red fish, red fish</p>" })
         const body = yield* toolError(session, "update_article", {
           article_id: id,
           title: "New fish",
@@ -149,11 +148,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("a header argument no HTTP header can carry (beyond U+00FF, a line break) is validation_error", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* sharedSession
-        const app = yield* TestApp
-        const site = yield* app.makeSite(session.accountId)
-        const article = yield* app.makeArticle(site, { title: "Kept", body: "<p>Kept.</p>" })
+        const { session, id: article } = yield* articleOfSession({ title: "Kept", body: "<p>Kept.</p>" })
         for (const ifMatch of ['"\u{3C01D}"', '"1"\r\nx-api-key: k', '"\u0000"']) {
           const body = yield* toolError(session, "update_article", {
             article_id: article,
@@ -200,11 +195,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "an argument over its bound carries the limit: per_page 101 → 100, a 256-character title → 255, 51 replacements → 50",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* sharedSession
-          const app = yield* TestApp
-          const site = yield* app.makeSite(session.accountId)
-          const id = yield* app.makeArticle(site, { title: "Bounded" })
+          const { session, site, id } = yield* articleOfSession({ title: "Bounded" })
           const tooMany = yield* toolError(session, "list_articles", { site_id: site, per_page: 101 })
           assert.strictEqual(tooMany.error, "validation_error")
           assert.strictEqual(tooMany.limit, 100, JSON.stringify(tooMany))
@@ -226,8 +217,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "with the account's 200 edits for the UTC day used, edits through MCP are edit_limit_exceeded with limit 200",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newMcpUser
+          const session = yield* startedOwnUser
           const app = yield* TestApp
           const sql = yield* SqlClient.SqlClient
           const site = yield* app.makeSite(session.accountId)
@@ -261,8 +251,7 @@ layer(TestServerLive)("MCP interface", (it) => {
 
     it.effect("every tool call is in audit_log with origin MCP, the tool, the user, the status and the article", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newMcpUser
+        const session = yield* startedOwnUser
         const { site, linked, later } = yield* makeFixtures(session.accountId)
         const missing = 999_999_999
         yield* toolData(session, "list_sites", {})

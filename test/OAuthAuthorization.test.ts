@@ -7,12 +7,13 @@ import {
   allow,
   assertNoStore,
   assertOAuthError,
+  atConsent,
   authorizedCode,
   authorizeQuery,
+  authorizeStart,
   context,
   exchange,
   json,
-  makeUser,
   paramsOf,
   pkcePair,
   registerClient,
@@ -29,10 +30,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
     it.effect("signed out, /authorize leads to the sign-in form; a wrong password is refused with a message", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource } = yield* context
-        const clientId = yield* registerClient(browser)
-        const user = yield* makeUser
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, resource })}`
+        const { browser, user, path } = yield* authorizeStart()
         const start = yield* browser.get(path)
         assert.strictEqual(start.status, 303)
         assert.match(start.location ?? "", /^\/signin\?return_to=/)
@@ -64,11 +62,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
       () =>
         Effect.gen(function* () {
           yield* startClock
-          const { browser, resource } = yield* context
-          const clientId = yield* registerClient(browser, { client_name: "Claude <Test> & Co" })
-          const user = yield* makeUser
-          const path = `/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, resource })}`
-          const consent = yield* signInThrough(browser, path, user.email)
+          const { user, consent } = yield* atConsent({ metadata: { client_name: "Claude <Test> & Co" } })
           assert.strictEqual(consent.status, 200)
           assert.include(consent.text, "Claude &lt;Test&gt; &amp; Co")
           assert.notInclude(consent.text, "<Test>")
@@ -127,11 +121,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
     it.effect("Deny redirects with error=access_denied, the same state and iss", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource, base } = yield* context
-        const clientId = yield* registerClient(browser)
-        const user = yield* makeUser
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, resource })}`
-        const consent = yield* signInThrough(browser, path, user.email)
+        const { browser, base, consent } = yield* atConsent()
         const back = yield* allow(browser, consent, "deny")
         assert.strictEqual(back.status, 302)
         const params = paramsOf(back.location)
@@ -145,23 +135,15 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
     it.effect("a loopback redirect URI may use another port than the registered one; another path may not", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource } = yield* context
-        const clientId = yield* registerClient(browser)
-        const user = yield* makeUser
-        const challenge = pkcePair().challenge
-        const otherPort = authorizeQuery({
-          clientId,
-          challenge,
-          resource,
+        const { browser, resource, clientId, pkce, consent } = yield* atConsent({
           extra: { redirect_uri: "http://127.0.0.1:50123/callback" }
         })
-        const consent = yield* signInThrough(browser, `/authorize?${otherPort}`, user.email)
         assert.strictEqual(consent.status, 200)
         const back = yield* allow(browser, consent)
         assert.isTrue(back.location!.startsWith("http://127.0.0.1:50123/callback?code="))
         const otherPath = authorizeQuery({
           clientId,
-          challenge,
+          challenge: pkce.challenge,
           resource,
           extra: { redirect_uri: "http://127.0.0.1:50123/other" }
         })
@@ -224,16 +206,15 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
       () =>
         Effect.gen(function* () {
           yield* startClock
-          const { browser, resource } = yield* context
-          const clientId = yield* registerClient(browser)
-          const challenge = pkcePair().challenge
-          const longest = authorizeQuery({ clientId, challenge, resource, extra: { state: "s".repeat(2_048) } })
-          const accepted = yield* browser.get(`/authorize?${longest}`)
+          const { browser, resource, clientId, pkce, user, path } = yield* authorizeStart({
+            extra: { state: "s".repeat(2_048) }
+          })
+          const accepted = yield* browser.get(path)
           assert.notInclude(accepted.location ?? "", "error=", accepted.location)
-          const tooLong = authorizeQuery({ clientId, challenge, resource, extra: { state: "s".repeat(2_049) } })
+          const extra = { state: "s".repeat(2_049) }
+          const tooLong = authorizeQuery({ clientId, challenge: pkce.challenge, resource, extra })
           const refusedByGet = yield* browser.get(`/authorize?${tooLong}`)
-          const user = yield* makeUser
-          const consent = yield* signInThrough(browser, `/authorize?${longest}`, user.email)
+          const consent = yield* signInThrough(browser, path, user.email)
           const refusedByPost = yield* browser.post("/authorize", {
             query: tooLong.toString(),
             csrf: hiddenField(consent.text, "csrf")!,
@@ -268,18 +249,17 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
     it.effect("a redirect URI outside ASCII gets its code and its errors at a percent-encoded Location", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource } = yield* context
         const uri = "https://client.example/€"
-        const clientId = yield* registerClient(browser, { redirect_uris: [uri] })
-        const user = yield* makeUser
-        const pkce = pkcePair()
         const extra = { redirect_uri: uri }
+        const { browser, resource, clientId, user, pkce, path } = yield* authorizeStart({
+          metadata: { redirect_uris: [uri] },
+          extra
+        })
         const refused = yield* browser.get(
           `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource, extra: { ...extra, code_challenge_method: "plain" } })}`
         )
         assert.strictEqual(refused.status, 302, refused.text)
         assert.isTrue(refused.location!.startsWith("https://client.example/%E2%82%AC?error=invalid_request&"))
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource, extra })}`
         const denied = yield* allow(browser, yield* signInThrough(browser, path, user.email), "deny")
         assert.strictEqual(denied.status, 302, denied.text)
         assert.isTrue(denied.location!.startsWith("https://client.example/%E2%82%AC?error=access_denied&"))

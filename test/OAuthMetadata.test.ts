@@ -2,9 +2,25 @@
 import http from "node:http"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import type { Browser } from "./support/McpClient.js"
 import { REDIRECT_URI } from "./support/McpClient.js"
-import { assertOAuthError, context, json } from "./support/OAuthFlow.js"
+import { assertOAuthError, context, json, preflightPost } from "./support/OAuthFlow.js"
 import { TestServerLive } from "./support/TestServer.js"
+
+/** A registration whose body is this text, sent as JSON. */
+const registerText = (browser: Browser, body: string) =>
+  browser.send("/register", { method: "POST", headers: { "content-type": "application/json" }, body })
+
+/** Redirect URIs a registration may not name: schemes that run or read, non-loopback http, fragments, non-URIs. */
+const REFUSED_REDIRECT_URIS = [
+  "javascript:alert(1)",
+  "data:text/html,<script>alert(1)</script>",
+  "file:///etc/passwd",
+  "http://example.com/callback",
+  "http://127.0.0.1.example.com/cb",
+  "https://example.com/callback#fragment",
+  "not a uri"
+]
 
 layer(TestServerLive)("OAuth authorization server", (it) => {
   describe("metadata", () => {
@@ -78,10 +94,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
           "/register",
           "/token"
         ]) {
-          const reply = yield* browser.send(path, {
-            method: "OPTIONS",
-            headers: { origin: "https://client.example", "access-control-request-method": "POST" }
-          })
+          const reply = yield* preflightPost(browser, path)
           assert.strictEqual(reply.status, 204, path)
           assert.strictEqual(reply.headers.get("access-control-allow-origin"), "*")
           assert.include(reply.headers.get("access-control-allow-methods") ?? "", "POST")
@@ -129,15 +142,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
     it.effect("refuses javascript:, data:, file:, non-loopback http and fragments with 400 invalid_redirect_uri", () =>
       Effect.gen(function* () {
         const { browser } = yield* context
-        for (const uri of [
-          "javascript:alert(1)",
-          "data:text/html,<script>alert(1)</script>",
-          "file:///etc/passwd",
-          "http://example.com/callback",
-          "http://127.0.0.1.example.com/cb",
-          "https://example.com/callback#fragment",
-          "not a uri"
-        ]) {
+        for (const uri of REFUSED_REDIRECT_URIS) {
           const reply = yield* browser.postJson("/register", {
             redirect_uris: [uri],
             token_endpoint_auth_method: "none"
@@ -161,12 +166,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
         ]
         for (const body of cases)
           assertOAuthError(yield* browser.postJson("/register", body), 400, "invalid_client_metadata")
-        const malformed = yield* browser.send("/register", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{not json"
-        })
-        assertOAuthError(malformed, 400, "invalid_client_metadata")
+        assertOAuthError(yield* registerText(browser, "{not json"), 400, "invalid_client_metadata")
       })
     )
     it.effect("metadata nested 100,000 deep in any field is 400 invalid_client_metadata, never a 500", () =>
@@ -174,19 +174,10 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
         const { browser } = yield* context
         const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`
         for (const field of ["client_name", "grant_types", "response_types", "token_endpoint_auth_method"]) {
-          const reply = yield* browser.send("/register", {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: `{"redirect_uris":[${JSON.stringify(REDIRECT_URI)}],${JSON.stringify(field)}:${deep}}`
-          })
-          assertOAuthError(reply, 400, "invalid_client_metadata")
+          const body = `{"redirect_uris":[${JSON.stringify(REDIRECT_URI)}],${JSON.stringify(field)}:${deep}}`
+          assertOAuthError(yield* registerText(browser, body), 400, "invalid_client_metadata")
         }
-        const uris = yield* browser.send("/register", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: `{"redirect_uris":${deep}}`
-        })
-        assertOAuthError(uris, 400, "invalid_redirect_uri")
+        assertOAuthError(yield* registerText(browser, `{"redirect_uris":${deep}}`), 400, "invalid_redirect_uri")
       })
     )
   })

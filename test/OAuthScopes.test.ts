@@ -24,23 +24,29 @@ const connection = (access: "read" | "edit") =>
     return { app, clientId: provider.client!.client_id, refreshToken: tokens.refresh_token! }
   })
 
-/** `POST /token` with the refresh_token grant, `scope` as given (omitted when undefined); status and JSON body. */
-const refresh = (clientId: string, refreshToken: string, scope: string | undefined) =>
+/** `POST /token` with this form body; status, headers and JSON body. */
+const tokenForm = (form: string) =>
   Effect.gen(function* () {
     const app = yield* TestApp
-    const fields = new URLSearchParams({
+    const res = yield* app.fetch("/token", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form
+    })
+    const body = (yield* Effect.promise(() => res.json())) as Record<string, string>
+    return { status: res.status, headers: res.headers, body }
+  })
+
+/** `POST /token` with the refresh_token grant, `scope` as given (omitted when undefined). */
+const refresh = (clientId: string, refreshToken: string, scope: string | undefined) =>
+  tokenForm(
+    new URLSearchParams({
       grant_type: "refresh_token",
       refresh_token: refreshToken,
       client_id: clientId,
       ...(scope === undefined ? {} : { scope })
-    })
-    const res = yield* app.fetch("/token", {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: fields.toString()
-    })
-    return { status: res.status, body: (yield* Effect.promise(() => res.json())) as Record<string, string> }
-  })
+    }).toString()
+  )
 
 /** Whether an access token may change an article: a write tool call is refused 403 for a read-only one. */
 const canWrite = (accessToken: string) =>
@@ -52,24 +58,32 @@ const canWrite = (accessToken: string) =>
     return reply.status !== 403
   })
 
+/** What each connection was granted, and whether its access tokens may edit. */
+const granted = { read: ["content:read", false], edit: ["content:read content:write", true] } as const
+
 layer(TestServerLive)("scopes at the token endpoint", (it) => {
-  describe("a refresh of a read-only connection", () => {
-    for (const [label, scope] of [
-      ["scope omitted", undefined],
-      ["an empty scope", ""],
-      ["the same scope", "content:read"]
+  describe("a refresh asking for no more than was granted gets an access token as granted", () => {
+    for (const [access, label, scope] of [
+      ["read", "scope omitted", undefined],
+      ["read", "an empty scope", ""],
+      ["read", "the same scope", "content:read"],
+      ["edit", "scope omitted", undefined],
+      ["edit", "the same scope", "content:read content:write"],
+      ["edit", "the scope of earlier versions, mcp", "mcp"]
     ] as const) {
-      it.effect(`${label}: a read-only access token, as granted`, () =>
+      it.effect(`a ${access} connection, ${label}: an access token with scope ${granted[access][0]}`, () =>
         Effect.gen(function* () {
-          const { clientId, refreshToken } = yield* connection("read")
+          const { clientId, refreshToken } = yield* connection(access)
           const { status, body } = yield* refresh(clientId, refreshToken, scope)
           assert.strictEqual(status, 200, JSON.stringify(body))
-          assert.strictEqual(body["scope"], "content:read")
-          assert.isFalse(yield* canWrite(body["access_token"]!))
+          assert.strictEqual(body["scope"], granted[access][0])
+          assert.strictEqual(yield* canWrite(body["access_token"]!), granted[access][1])
         })
       )
     }
+  })
 
+  describe("a refresh of a read-only connection", () => {
     for (const [label, scope] of [
       ["content:write", "content:write"],
       ["content:read and content:write", "content:read content:write"],
@@ -95,16 +109,13 @@ layer(TestServerLive)("scopes at the token endpoint", (it) => {
 
     it.effect("content:read+content:write, as a form encodes the space, is the same 400 invalid_scope", () =>
       Effect.gen(function* () {
-        const { app, clientId, refreshToken } = yield* connection("read")
-        const res = yield* app.fetch("/token", {
-          method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: `grant_type=refresh_token&client_id=${encodeURIComponent(clientId)}&refresh_token=${refreshToken}&scope=content:read+content:write`
-        })
-        const body = (yield* Effect.promise(() => res.json())) as Record<string, string>
-        assert.strictEqual(res.status, 400, JSON.stringify(body))
+        const { clientId, refreshToken } = yield* connection("read")
+        const { status, headers, body } = yield* tokenForm(
+          `grant_type=refresh_token&client_id=${encodeURIComponent(clientId)}&refresh_token=${refreshToken}&scope=content:read+content:write`
+        )
+        assert.strictEqual(status, 400, JSON.stringify(body))
         assert.strictEqual(body["error"], "invalid_scope")
-        assert.strictEqual(res.headers.get("cache-control"), "no-store")
+        assert.strictEqual(headers.get("cache-control"), "no-store")
       })
     )
 
@@ -120,22 +131,6 @@ layer(TestServerLive)("scopes at the token endpoint", (it) => {
   })
 
   describe("a refresh of a read-and-edit connection", () => {
-    for (const [label, scope] of [
-      ["scope omitted", undefined],
-      ["the same scope", "content:read content:write"],
-      ["the scope of earlier versions, mcp", "mcp"]
-    ] as const) {
-      it.effect(`${label}: an access token that can edit`, () =>
-        Effect.gen(function* () {
-          const { clientId, refreshToken } = yield* connection("edit")
-          const { status, body } = yield* refresh(clientId, refreshToken, scope)
-          assert.strictEqual(status, 200, JSON.stringify(body))
-          assert.strictEqual(body["scope"], "content:read content:write")
-          assert.isTrue(yield* canWrite(body["access_token"]!))
-        })
-      )
-    }
-
     it.effect("a subset (content:read) gets an access token that can only read; the next refresh gets both again", () =>
       Effect.gen(function* () {
         const { clientId, refreshToken } = yield* connection("edit")

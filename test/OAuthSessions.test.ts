@@ -7,17 +7,15 @@ import { withSessionCookie } from "../src/SignIn/Cookies.js"
 import { hiddenField, makeBrowser, REDIRECT_URI } from "./support/McpClient.js"
 import {
   allow,
+  atConsent,
   authorizedCode,
-  authorizeQuery,
-  context,
+  authorizeStart,
   exchange,
   json,
   makeUser,
   paramsOf,
-  pkcePair,
   publicBaseOf,
   refresh,
-  registerClient,
   signInThrough,
   startClock,
   verify
@@ -45,11 +43,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
     it.effect("a consent POST with a missing or wrong CSRF token is refused with 403 and redirects nowhere", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource, app } = yield* context
-        const clientId = yield* registerClient(browser)
-        const user = yield* makeUser
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, resource })}`
-        const consent = yield* signInThrough(browser, path, user.email)
+        const { browser, app, path, consent } = yield* atConsent()
         const query = hiddenField(consent.text, "query")!
         const missing = yield* browser.post("/authorize", { query, decision: "allow" })
         assert.strictEqual(missing.status, 403)
@@ -73,11 +67,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
     it.effect("the consent form's parameters are validated again: a tampered redirect URI is refused", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource } = yield* context
-        const clientId = yield* registerClient(browser)
-        const user = yield* makeUser
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, resource })}`
-        const consent = yield* signInThrough(browser, path, user.email)
+        const { browser, consent } = yield* atConsent()
         const tampered = new URLSearchParams(hiddenField(consent.text, "query"))
         tampered.set("redirect_uri", "https://attacker.example/cb")
         const reply = yield* browser.post("/authorize", {
@@ -93,11 +83,7 @@ layer(ServersLive)("OAuth authorization server", (it) => {
     it.effect("POST /signout needs the CSRF token, then ends the session", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource } = yield* context
-        const clientId = yield* registerClient(browser)
-        const user = yield* makeUser
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkcePair().challenge, resource })}`
-        const consent = yield* signInThrough(browser, path, user.email)
+        const { browser, path, consent } = yield* atConsent()
         const refused = yield* browser.post("/signout", { csrf: "wrong" })
         assert.strictEqual(refused.status, 403)
         assert.strictEqual((yield* browser.get(path)).status, 200)
@@ -157,12 +143,8 @@ layer(ServersLive)("OAuth authorization server", (it) => {
     it.effect("registration on one instance, sign-in and consent on another, the token on the first", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser: first, resource, base } = yield* context
+        const { browser: first, resource, base, clientId, user, pkce, path } = yield* authorizeStart()
         const second = makeBrowser((yield* SecondServer).baseUrl)
-        const clientId = yield* registerClient(first)
-        const user = yield* makeUser
-        const pkce = pkcePair()
-        const path = `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource })}`
         const consent = yield* signInThrough(second, path, user.email)
         assert.strictEqual(consent.status, 200, consent.text)
         const back = yield* allow(second, consent)

@@ -1,81 +1,73 @@
 // @tags: runtime
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Option, TestClock } from "effect"
-import { REDIRECT_URI } from "./support/McpClient.js"
 import {
-  allow,
   assertNoStore,
   assertOAuthError,
   authorizedCode,
-  authorizeQuery,
   basicAuth,
   confidentialCode,
   context,
   exchange,
+  exchangeFields,
+  issuedTokens,
   json,
-  makeUser,
   mcpStatus,
-  paramsOf,
   pkcePair,
+  preflightPost,
   refresh,
   registerClient,
   revoke,
-  signInThrough,
   startClock,
   tokenRequest,
   verify
 } from "./support/OAuthFlow.js"
 import { TestServerLive } from "./support/TestServer.js"
 
+type Flow = Effect.Effect.Success<ReturnType<typeof authorizedCode>>
+
 layer(TestServerLive)("OAuth authorization server", (it) => {
   describe("token endpoint", () => {
-    it.effect("a wrong code_verifier is invalid_grant", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const reply = yield* exchange(flow.browser, flow, { code_verifier: pkcePair().verifier })
-        assertOAuthError(reply, 400, "invalid_grant")
-        assertNoStore(reply)
-      })
-    )
-
-    it.effect("a redirect_uri other than the authorization request's is invalid_grant", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const reply = yield* exchange(flow.browser, flow, { redirect_uri: "http://127.0.0.1:33418/other" })
-        assertOAuthError(reply, 400, "invalid_grant")
-      })
-    )
-
-    it.effect("a missing code_verifier is invalid_request", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const reply = yield* tokenRequest(flow.browser, {
-          grant_type: "authorization_code",
-          code: flow.code,
-          redirect_uri: REDIRECT_URI,
-          client_id: flow.clientId
+    const refusedExchanges: ReadonlyArray<readonly [string, (flow: Flow) => ReturnType<typeof tokenRequest>, string]> =
+      [
+        [
+          "a wrong code_verifier",
+          (flow) => exchange(flow.browser, flow, { code_verifier: pkcePair().verifier }),
+          "invalid_grant"
+        ],
+        [
+          "a redirect_uri other than the authorization request's",
+          (flow) => exchange(flow.browser, flow, { redirect_uri: "http://127.0.0.1:33418/other" }),
+          "invalid_grant"
+        ],
+        [
+          "a missing code_verifier",
+          (flow) => {
+            const { code_verifier: _, ...fields } = exchangeFields(flow)
+            return tokenRequest(flow.browser, fields)
+          },
+          "invalid_request"
+        ],
+        [
+          "a resource other than the code's",
+          (flow) => exchange(flow.browser, flow, { resource: "https://other.example/mcp" }),
+          "invalid_target"
+        ]
+      ]
+    for (const [label, send, error] of refusedExchanges) {
+      it.effect(`${label} is ${error}, with no-store`, () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const reply = yield* send(yield* authorizedCode())
+          assertOAuthError(reply, 400, error)
+          assertNoStore(reply)
         })
-        assertOAuthError(reply, 400, "invalid_request")
-      })
-    )
-
-    it.effect("a resource other than the code's is invalid_target", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const reply = yield* exchange(flow.browser, flow, { resource: "https://other.example/mcp" })
-        assertOAuthError(reply, 400, "invalid_target")
-      })
-    )
+      )
+    }
 
     it.effect("a code presented again is invalid_grant, and the tokens issued from it stop working", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const first = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens: first } = yield* issuedTokens
         assert.isTrue(Option.isSome(yield* verify(first.access_token)))
         const again = yield* exchange(flow.browser, flow)
         assertOAuthError(again, 400, "invalid_grant")
@@ -98,9 +90,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("refresh rotates the refresh token; the previous one works once more within 30 s, then fails", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const first = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens: first } = yield* issuedTokens
         const second = yield* refresh(flow.browser, flow.clientId, first.refresh_token)
         assert.strictEqual(second.status, 200, second.text)
         assertNoStore(second)
@@ -119,9 +109,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("a used refresh token presented after the grace window fails and ends the grant", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const first = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens: first } = yield* issuedTokens
         const rotated = json(yield* refresh(flow.browser, flow.clientId, first.refresh_token))
         yield* TestClock.adjust("31 seconds")
         assertOAuthError(yield* refresh(flow.browser, flow.clientId, first.refresh_token), 400, "invalid_grant")
@@ -132,9 +120,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("a refresh token works only for its own client", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const first = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens: first } = yield* issuedTokens
         const otherClient = yield* registerClient(flow.browser)
         assertOAuthError(yield* refresh(flow.browser, otherClient, first.refresh_token), 400, "invalid_grant")
         assert.strictEqual((yield* refresh(flow.browser, flow.clientId, first.refresh_token)).status, 200)
@@ -143,9 +129,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("an access token no longer verifies once its lifetime has passed", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const tokens = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens } = yield* issuedTokens
         yield* TestClock.adjust("3599 seconds")
         assert.isTrue(Option.isSome(yield* verify(tokens.access_token)))
         yield* TestClock.adjust("2 seconds")
@@ -193,34 +177,19 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
     it.effect("a confidential client gets a secret at registration and must send it (Basic) at /token", () =>
       Effect.gen(function* () {
         yield* startClock
-        const { browser, resource } = yield* context
-        const registered = yield* browser.postJson("/register", {
-          client_name: "Server app",
-          redirect_uris: [REDIRECT_URI]
-        })
-        assert.strictEqual(registered.status, 201)
-        const client = json(registered)
+        const { browser, client, fields } = yield* confidentialCode()
         assert.strictEqual(client.token_endpoint_auth_method, "client_secret_basic")
         assert.match(client.client_secret, /^cbs_cs_/)
-        const user = yield* makeUser
-        const pkce = pkcePair()
-        const path = `/authorize?${authorizeQuery({ clientId: client.client_id, challenge: pkce.challenge, resource })}`
-        const back = yield* allow(browser, yield* signInThrough(browser, path, user.email))
-        const code = paramsOf(back.location).get("code")!
-        const fields = {
-          grant_type: "authorization_code",
-          code,
-          redirect_uri: REDIRECT_URI,
-          code_verifier: pkce.verifier
-        }
-        const basic = (secret: string) =>
-          `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(secret)}`).toString("base64")}`
-        const wrong = yield* browser.post("/token", fields, { authorization: basic("cbs_cs_wrong") })
+        const wrong = yield* browser.post("/token", fields, {
+          authorization: basicAuth(client.client_id, "cbs_cs_wrong")
+        })
         assertOAuthError(wrong, 401, "invalid_client")
         const noSecret = yield* browser.post("/token", { ...fields, client_id: client.client_id })
         assertOAuthError(noSecret, 401, "invalid_client")
         // The failed attempts did not reach the code: client authentication comes first.
-        const right = yield* browser.post("/token", fields, { authorization: basic(client.client_secret) })
+        const right = yield* browser.post("/token", fields, {
+          authorization: basicAuth(client.client_id, client.client_secret)
+        })
         assert.strictEqual(right.status, 200, right.text)
       })
     )
@@ -238,11 +207,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
           "client_secret_basic"
         ])
         assert.strictEqual(body.refresh_token_grace_seconds, 30)
-        const preflight = yield* browser.send("/revoke", {
-          method: "OPTIONS",
-          headers: { origin: "https://client.example", "access-control-request-method": "POST" }
-        })
-        assert.strictEqual(preflight.status, 204)
+        assert.strictEqual((yield* preflightPost(browser, "/revoke")).status, 204)
       })
     )
 
@@ -250,9 +215,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
       "a revoked refresh token and the access tokens of its grant stop working at once, at /token and at /mcp",
       () =>
         Effect.gen(function* () {
-          yield* startClock
-          const flow = yield* authorizedCode()
-          const first = json(yield* exchange(flow.browser, flow))
+          const { flow, tokens: first } = yield* issuedTokens
           const second = json(yield* refresh(flow.browser, flow.clientId, first.refresh_token))
           assert.strictEqual(yield* mcpStatus(first.access_token), 200)
           assert.strictEqual(yield* mcpStatus(second.access_token), 200)
@@ -274,9 +237,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("a revoked access token stops working at /mcp at once; its refresh token still gets a new one", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const tokens = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens } = yield* issuedTokens
         assert.strictEqual(yield* mcpStatus(tokens.access_token), 200)
         const reply = yield* revoke(flow.browser, { token: tokens.access_token, client_id: flow.clientId })
         assert.strictEqual(reply.status, 200, reply.text)
@@ -288,9 +249,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("unknown, malformed and already revoked tokens answer 200; a missing token is invalid_request", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const tokens = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens } = yield* issuedTokens
         for (const token of ["cbs_rt_unknown", "cbs_at_unknown", "not-a-token", "x".repeat(5000)]) {
           const reply = yield* revoke(flow.browser, { token, client_id: flow.clientId })
           assert.strictEqual(reply.status, 200, `${token.slice(0, 20)}: ${reply.text}`)
@@ -306,9 +265,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
 
     it.effect("a token can be revoked only by its own client, which authenticates as at /token", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const flow = yield* authorizedCode()
-        const tokens = json(yield* exchange(flow.browser, flow))
+        const { flow, tokens } = yield* issuedTokens
         const otherClient = yield* registerClient(flow.browser)
         const foreign = yield* revoke(flow.browser, { token: tokens.refresh_token, client_id: otherClient })
         assertOAuthError(foreign, 400, "unauthorized_client")
@@ -388,13 +345,7 @@ layer(TestServerLive)("OAuth authorization server", (it) => {
         const withSecret = yield* exchange(flow.browser, flow, { client_secret: "anything" })
         assertOAuthError(withSecret, 401, "invalid_client")
         assert.include(json(withSecret).error_description, "public client")
-        const { client_id: _, ...fields } = {
-          grant_type: "authorization_code",
-          code: flow.code,
-          redirect_uri: REDIRECT_URI,
-          client_id: flow.clientId,
-          code_verifier: flow.pkce.verifier
-        }
+        const { client_id: _, ...fields } = exchangeFields(flow)
         const viaHeader = yield* flow.browser.post("/token", fields, {
           authorization: basicAuth(flow.clientId, "anything")
         })

@@ -1,9 +1,10 @@
 // @tags: runtime
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
-import { Chunk, Clock, Deferred, Effect, Fiber, HashMap, Layer, Logger, Option, TestClock } from "effect"
+import { Chunk, Clock, Effect, Fiber, HashMap, Layer, Logger, Option, TestClock } from "effect"
 import { waitUntil } from "./support/Eventually.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { holdArticleRow } from "./support/RowLock.js"
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** The server's error log lines: their message and request id. */
 const errorLines: Array<{ readonly message: unknown; readonly requestId: unknown }> = []
@@ -20,25 +21,10 @@ layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) 
     "a request still running after REQUEST_TIMEOUT_SECONDS (30 s) is answered 503 unavailable with Retry-After and its request id, never 500",
     () =>
       Effect.gen(function* () {
+        const { key, id: articleId } = yield* articleOfNewAccount({ body: "<p>Original.</p>" })
+        // Hold the article's row lock so that the edit cannot finish until the test lets go.
+        const held = yield* holdArticleRow(articleId)
         const app = yield* TestApp
-        const sql = yield* SqlClient.SqlClient
-        const { accountId, key } = yield* app.makeAccount()
-        const siteId = yield* app.makeSite(accountId)
-        const articleId = yield* app.makeArticle(siteId, { body: "<p>Original.</p>" })
-        const locked = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        // Hold the article's row lock (on the embedded database, its only connection) so that the edit cannot
-        // finish until the test lets go.
-        const holder = yield* sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`select id from articles where id = ${articleId} for update`
-              yield* Deferred.succeed(locked, undefined)
-              yield* Deferred.await(release)
-            })
-          )
-          .pipe(Effect.fork)
-        yield* Deferred.await(locked)
         const request = yield* app
           .fetch(`/api/v1/articles/${articleId}`, {
             method: "PATCH",
@@ -57,8 +43,7 @@ layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) 
         )
         yield* TestClock.adjust("31 seconds")
         const response = yield* Fiber.join(request)
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(holder)
+        yield* held.release
         assert.strictEqual(response.status, 503)
         assert.strictEqual(response.headers.get("retry-after"), "1")
         assert.match(response.headers.get("content-type") ?? "", /^application\/json/)
@@ -72,6 +57,7 @@ layer(TestServerLive.pipe(Layer.provide(RecordErrors)))("request timeout", (it) 
           errorLines.some((line) => String(line.message).includes("Request failed") && line.requestId === requestId),
           JSON.stringify(errorLines)
         )
+        const sql = yield* SqlClient.SqlClient
         const [row] = yield* sql<{ title: string }>`select title from articles where id = ${articleId}`
         assert.notStrictEqual(row!.title, "Changed")
       })

@@ -1,8 +1,9 @@
 // @tags: engine
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, TestClock } from "effect"
+import { Effect, Fiber, TestClock } from "effect"
 import { type Answer, request } from "./support/Http.js"
+import { holdArticleRow } from "./support/RowLock.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
 const PARTNER = '<a data-service-protected="backlink" href="https://partner.example/">our partner</a>'
@@ -67,19 +68,7 @@ const whileRowHeld = <E, R>(
 ) =>
   Effect.gen(function* () {
     const app = yield* TestApp
-    const sql = yield* SqlClient.SqlClient
-    const held = yield* Deferred.make<void>()
-    const release = yield* Deferred.make<void>()
-    const holder = yield* sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* sql`select id from articles where id = ${id} for update`
-          yield* Deferred.succeed(held, undefined)
-          yield* Deferred.await(release)
-        })
-      )
-      .pipe(Effect.orDie, Effect.fork)
-    yield* Deferred.await(held)
+    const row = yield* holdArticleRow(id)
     const patching = yield* Effect.fork(
       Effect.tryPromise(async () => {
         const res = await fetch(`${app.baseUrl}/api/v1/articles/${id}`, {
@@ -93,8 +82,7 @@ const whileRowHeld = <E, R>(
       })
     )
     yield* meanwhile(waitFor(Effect.map(keysTaken, (n) => n > 0)))
-    yield* Deferred.succeed(release, undefined)
-    yield* Fiber.join(holder)
+    yield* row.release
     return yield* Fiber.join(patching)
   })
 

@@ -48,43 +48,29 @@ layer(TestServerLive)("GET /api/v1/sites", (it) => {
       Effect.gen(function* () {
         const app = yield* TestApp
         const { accountId, key } = yield* app.makeAccount()
-        const full = yield* app.makeSite(accountId, {
+        const fullFields = {
           name: "Example Plumbing",
           website_url: "https://plumbing.example.com",
           language: "en-GB",
           country: "GB",
           geographic_scope: "national",
           industry: "Plumbing"
-        })
-        const bare = yield* app.makeSite(accountId, {
+        } as const
+        const bareFields = {
           name: null,
           website_url: null,
           language: null,
           country: null,
           geographic_scope: null,
           industry: null
-        })
+        }
+        const full = yield* app.makeSite(accountId, fullFields)
+        const bare = yield* app.makeSite(accountId, bareFields)
         // The JSON as sent: the typed client would drop a field the schema does not know.
         const { body } = yield* get("/api/v1/sites", key)
         assert.deepStrictEqual(body.data, [
-          {
-            id: full,
-            name: "Example Plumbing",
-            website_url: "https://plumbing.example.com",
-            language: "en-GB",
-            country: "GB",
-            geographic_scope: "national",
-            industry: "Plumbing"
-          },
-          {
-            id: bare,
-            name: null,
-            website_url: null,
-            language: null,
-            country: null,
-            geographic_scope: null,
-            industry: null
-          }
+          { id: full, ...fullFields },
+          { id: bare, ...bareFields }
         ])
       })
     )

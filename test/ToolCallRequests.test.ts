@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Effect, TestClock } from "effect"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { clockStarts } from "./support/Clock.js"
-import { callToolRaw, postRpc, postRpcText, toolsCall, toolsList } from "./support/McpClient.js"
+import { postRpc, postRpcText, toolsCall, toolsList } from "./support/McpClient.js"
 import { newMcpSession } from "./support/McpSession.js"
 import { TestServerLive } from "./support/TestServer.js"
 
@@ -17,7 +17,26 @@ const LIMIT = 60
  */
 const startClock = clockStarts("61 seconds")
 
-const newSession = newMcpSession
+/** One call of list_sites, as a JSON-RPC message. */
+const LIST_SITES = toolsCall("list_sites", {})
+
+/** The test's start: a new signed-in user with a website, and its POSTs to /mcp with its token. */
+const newSession = Effect.gen(function* () {
+  yield* startClock
+  const session = yield* newMcpSession
+  const post = (message: unknown, headers?: Record<string, string>) =>
+    postRpc(session.mcpUrl, session.token, message, headers)
+  const postText = (text: string) => postRpcText(session.mcpUrl, session.token, text)
+  return { ...session, post, postText, listSites: session.callTool("list_sites", {}) }
+})
+
+type Session = Effect.Effect.Success<typeof newSession>
+
+/** A test that starts with its own new session. */
+const inSession =
+  <A, E, R>(test: (session: Session) => Effect.Effect<A, E, R>) =>
+  () =>
+    Effect.flatMap(newSession, test)
 
 interface ToolAnswer {
   readonly isError: boolean
@@ -44,6 +63,13 @@ const assertServedThenLimited = (answers: ReadonlyArray<ToolAnswer>) => {
   return served
 }
 
+/** A tool answer refused for the request limit, with the limit. */
+const assertRateLimited = (answer: { readonly isError: boolean; readonly text: ToolAnswer["body"] }) => {
+  assert.isTrue(answer.isError)
+  assert.strictEqual(answer.text.error, "rate_limited")
+  assert.strictEqual(answer.text.limit, LIMIT)
+}
+
 /** A POST refused before any call in it ran: it counted once (its answer says so), and no call was logged. */
 const assertCountedOnceRanNothing = (userId: number, reply: { readonly headers: Headers; readonly text: string }) =>
   Effect.gen(function* () {
@@ -53,12 +79,10 @@ const assertCountedOnceRanNothing = (userId: number, reply: { readonly headers: 
 
 layer(TestServerLive)("a tool call is a request", (it) => {
   describe("counted against the request limit, call by call", () => {
-    it.effect(
+    it.scoped(
       "through the SDK client, 90 tool calls within a minute get at most 60 served; the rest and the next call are rate_limited with limit 60",
-      () =>
+      inSession((session) =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newSession
           const client = yield* Effect.acquireRelease(
             Effect.promise(async () => {
               const client = new Client({ name: "limits-test", version: "1.0.0" })
@@ -85,10 +109,7 @@ layer(TestServerLive)("a tool call is a request", (it) => {
             answers.slice(served).every((answer) => answer.isError),
             "a call was served after one was refused"
           )
-          const next = yield* callToolRaw(session.mcpUrl, session.token, "list_sites", {})
-          assert.isTrue(next.isError)
-          assert.strictEqual(next.text.error, "rate_limited")
-          assert.strictEqual(next.text.limit, LIMIT)
+          assertRateLimited(yield* session.listSites)
 
           // Every answered call has exactly one call-log row of its own, with its own request id.
           const rows = yield* toolRows(session.userId)
@@ -97,17 +118,16 @@ layer(TestServerLive)("a tool call is a request", (it) => {
           assert.strictEqual(rows.filter((row) => row.status === 429).length, 91 - served)
           for (const row of rows) assert.strictEqual(row.origin, "MCP")
           assert.strictEqual(new Set(rows.map((row) => row.request_id)).size, 91)
-        }).pipe(Effect.scoped)
+        })
+      )
     )
 
     it.effect(
       "a JSON-RPC batch of 90 tool calls counts 90: 60 are served, 30 are rate_limited, and the next call is too",
-      () =>
+      inSession((session) =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newSession
-          const batch = Array.from({ length: 90 }, (_, i) => ({ ...toolsCall("list_sites", {}), id: i + 1 }))
-          const reply = yield* postRpc(session.mcpUrl, session.token, batch)
+          const batch = Array.from({ length: 90 }, (_, i) => ({ ...LIST_SITES, id: i + 1 }))
+          const reply = yield* session.post(batch)
           assert.strictEqual(reply.status, 200, reply.text)
           const results = JSON.parse(reply.text) as ReadonlyArray<{
             readonly id: number
@@ -123,10 +143,7 @@ layer(TestServerLive)("a tool call is a request", (it) => {
           assert.strictEqual(reply.headers.get("ratelimit-limit"), String(LIMIT))
           assert.strictEqual(reply.headers.get("ratelimit-remaining"), "0")
 
-          const next = yield* callToolRaw(session.mcpUrl, session.token, "list_sites", {})
-          assert.isTrue(next.isError)
-          assert.strictEqual(next.text.error, "rate_limited")
-          assert.strictEqual(next.text.limit, LIMIT)
+          assertRateLimited(yield* session.listSites)
 
           const rows = yield* toolRows(session.userId)
           assert.lengthOf(rows, 91)
@@ -140,124 +157,128 @@ layer(TestServerLive)("a tool call is a request", (it) => {
 
           // A minute later the user has a fresh allowance.
           yield* TestClock.adjust("1 minute")
-          assert.isFalse((yield* callToolRaw(session.mcpUrl, session.token, "list_sites", {})).isError)
+          assert.isFalse((yield* session.listSites).isError)
         })
+      )
     )
 
     it.effect(
       "a POST of one tool call counts once; a POST of protocol messages counts once, however many it holds",
-      () =>
+      inSession((session) =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newSession
-          const call = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}))
+          const call = yield* session.post(LIST_SITES)
           assert.strictEqual(call.status, 200, call.text)
           assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 1))
-          const list = yield* postRpc(session.mcpUrl, session.token, [
+          const list = yield* session.post([
             { ...toolsList, id: 1 },
             { ...toolsList, id: 2 },
             { jsonrpc: "2.0", id: 3, method: "ping" }
           ])
           assert.strictEqual(list.status, 200, list.text)
           assert.strictEqual(list.headers.get("ratelimit-remaining"), String(LIMIT - 2))
-          const mixed = yield* postRpc(session.mcpUrl, session.token, [
+          const mixed = yield* session.post([
             { ...toolsList, id: 1 },
-            { ...toolsCall("list_sites", {}), id: 2 },
-            { ...toolsCall("list_sites", {}), id: 3 }
+            { ...LIST_SITES, id: 2 },
+            { ...LIST_SITES, id: 3 }
           ])
           assert.strictEqual(mixed.status, 200, mixed.text)
           assert.strictEqual(mixed.headers.get("ratelimit-remaining"), String(LIMIT - 5))
         })
+      )
     )
   })
 
   describe("refused requests", () => {
-    it.effect("a POST refused for a foreign Origin counts once, as a refused HTTP request does", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newSession
-        const refused = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}), {
-          origin: "https://evil.example"
+    it.effect(
+      "a POST refused for a foreign Origin counts once, as a refused HTTP request does",
+      inSession((session) =>
+        Effect.gen(function* () {
+          const refused = yield* session.post(LIST_SITES, {
+            origin: "https://evil.example"
+          })
+          assert.strictEqual(refused.status, 403, refused.text)
+          assert.lengthOf(yield* toolRows(session.userId), 0)
+          const call = yield* session.post(LIST_SITES)
+          assert.strictEqual(call.status, 200, call.text)
+          assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 2))
         })
-        assert.strictEqual(refused.status, 403, refused.text)
-        assert.lengthOf(yield* toolRows(session.userId), 0)
-        const call = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}))
-        assert.strictEqual(call.status, 200, call.text)
-        assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 2))
-      })
+      )
     )
 
-    it.effect("a call the protocol refuses before it runs counts once, and its answer says so in its headers", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newSession
+    type Reply = Effect.Effect.Success<ReturnType<Session["postText"]>>
+    const refusedBeforeRunning: ReadonlyArray<
+      readonly [string, (session: Session) => Effect.Effect<Reply>, (refused: Reply) => void]
+    > = [
+      [
         // The transport refuses a POST whose Accept header leaves out the types it may answer with, before any
         // message in it runs.
-        const refused = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}), {
-          accept: "text/html"
-        })
-        assert.isAtLeast(refused.status, 400, refused.text)
-        assert.isDefined(JSON.parse(refused.text).error, refused.text)
-        yield* assertCountedOnceRanNothing(session.userId, refused)
-      })
-    )
-    it.effect("a body that is not JSON is a parse error (-32700) that counts once; nothing in it runs", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newSession
-        const refused = yield* postRpcText(
-          session.mcpUrl,
-          session.token,
-          JSON.stringify(toolsCall("list_sites", {})).slice(0, -1)
+        "a call the protocol refuses before it runs (an Accept without JSON or an event stream)",
+        (session) => session.post(LIST_SITES, { accept: "text/html" }),
+        (refused) => {
+          assert.isAtLeast(refused.status, 400, refused.text)
+          assert.isDefined(JSON.parse(refused.text).error, refused.text)
+        }
+      ],
+      [
+        "a body that is not JSON, a parse error (-32700),",
+        (session) => session.postText(JSON.stringify(LIST_SITES).slice(0, -1)),
+        (refused) => {
+          assert.strictEqual(refused.status, 400, refused.text)
+          assert.strictEqual(JSON.parse(refused.text).error?.code, -32700, refused.text)
+        }
+      ]
+    ]
+    for (const [label, send, check] of refusedBeforeRunning) {
+      it.effect(
+        `${label} counts once, and its answer says so in its headers; nothing in it runs`,
+        inSession((session) =>
+          Effect.gen(function* () {
+            const refused = yield* send(session)
+            check(refused)
+            yield* assertCountedOnceRanNothing(session.userId, refused)
+          })
         )
-        assert.strictEqual(refused.status, 400, refused.text)
-        assert.strictEqual(JSON.parse(refused.text).error?.code, -32700, refused.text)
-        yield* assertCountedOnceRanNothing(session.userId, refused)
-      })
-    )
+      )
+    }
 
-    it.effect("a lone call after a byte order mark is the call it carries, and counts once", () =>
-      Effect.gen(function* () {
-        yield* startClock
-        const session = yield* newSession
-        const call = yield* postRpcText(
-          session.mcpUrl,
-          session.token,
-          `\uFEFF${JSON.stringify(toolsCall("list_sites", {}))}`
-        )
-        assert.strictEqual(call.status, 200, call.text)
-        assert.isUndefined(JSON.parse(call.text).result?.isError, call.text)
-        assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 1))
-        assert.lengthOf(yield* toolRows(session.userId), 1)
-      })
+    it.effect(
+      "a lone call after a byte order mark is the call it carries, and counts once",
+      inSession((session) =>
+        Effect.gen(function* () {
+          const call = yield* session.postText(`\uFEFF${JSON.stringify(LIST_SITES)}`)
+          assert.strictEqual(call.status, 200, call.text)
+          assert.isUndefined(JSON.parse(call.text).result?.isError, call.text)
+          assert.strictEqual(call.headers.get("ratelimit-remaining"), String(LIMIT - 1))
+          assert.lengthOf(yield* toolRows(session.userId), 1)
+        })
+      )
     )
   })
 
   describe("batches", () => {
     it.effect(
       "a batch from a client speaking revision 2025-06-18 or later is refused whole with -32600; nothing in it runs or counts",
-      () =>
+      inSession((session) =>
         Effect.gen(function* () {
-          yield* startClock
-          const session = yield* newSession
           for (const revision of ["2025-06-18", "2025-11-25"]) {
             const batch = [
-              { ...toolsCall("list_sites", {}), id: 1 },
-              { ...toolsCall("list_sites", {}), id: 2 }
+              { ...LIST_SITES, id: 1 },
+              { ...LIST_SITES, id: 2 }
             ]
-            const reply = yield* postRpc(session.mcpUrl, session.token, batch, { "mcp-protocol-version": revision })
+            const reply = yield* session.post(batch, { "mcp-protocol-version": revision })
             assert.strictEqual(reply.status, 400, reply.text)
             const answer = JSON.parse(reply.text)
             assert.strictEqual(answer.error?.code, -32600, reply.text)
             assert.include(answer.error?.message, revision)
           }
           assert.lengthOf(yield* toolRows(session.userId), 0)
-          const single = yield* postRpc(session.mcpUrl, session.token, toolsCall("list_sites", {}), {
+          const single = yield* session.post(LIST_SITES, {
             "mcp-protocol-version": "2025-06-18"
           })
           assert.strictEqual(single.status, 200, single.text)
           assert.strictEqual(single.headers.get("ratelimit-remaining"), String(LIMIT - 1))
         })
+      )
     )
   })
 })

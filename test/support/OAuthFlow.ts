@@ -68,7 +68,7 @@ export const authorizeQuery = (options: {
   readonly clientId: string
   readonly challenge: string
   readonly resource: string
-  readonly extra?: Record<string, string>
+  readonly extra?: Record<string, string> | undefined
 }) =>
   new URLSearchParams({
     response_type: "code",
@@ -108,40 +108,68 @@ export const allow = (browser: Browser, consent: Reply, decision = "allow") =>
     decision
   })
 
+/** The start of a flow: a registered client (`metadata` added to the usual), a user, and its authorize path. */
+export const authorizeStart = (
+  options: { readonly metadata?: Record<string, unknown>; readonly extra?: Record<string, string> } = {}
+) =>
+  Effect.gen(function* () {
+    const { app, browser, resource, base } = yield* context
+    const clientId = yield* registerClient(browser, options.metadata)
+    const user = yield* makeUser
+    const pkce = pkcePair()
+    const query = authorizeQuery({ clientId, challenge: pkce.challenge, resource, extra: options.extra })
+    return { app, browser, base, resource, clientId, user, pkce, path: `/authorize?${query}` }
+  })
+
+/** As `authorizeStart`, then signed in through the form: the consent page (`consent`). */
+export const atConsent = (options: Parameters<typeof authorizeStart>[0] = {}) =>
+  Effect.gen(function* () {
+    const start = yield* authorizeStart(options)
+    const consent = yield* signInThrough(start.browser, start.path, start.user.email)
+    return { ...start, consent }
+  })
+
 /** Everything up to an authorization code: client, user, sign-in, Allow. */
 export const authorizedCode = (options: { readonly extra?: Record<string, string> } = {}) =>
   Effect.gen(function* () {
-    const { browser, resource, base } = yield* context
-    const clientId = yield* registerClient(browser)
-    const user = yield* makeUser
-    const pkce = pkcePair()
-    const path = `/authorize?${authorizeQuery({ clientId, challenge: pkce.challenge, resource, ...options })}`
-    const consent = yield* signInThrough(browser, path, user.email)
+    const { consent, ...flow } = yield* atConsent(options)
     assert.strictEqual(consent.status, 200, consent.text)
-    const back = yield* allow(browser, consent)
+    const back = yield* allow(flow.browser, consent)
     assert.strictEqual(back.status, 302, back.text)
     const code = paramsOf(back.location).get("code")!
-    return { browser, base, resource, clientId, user, pkce, code, redirect: back }
+    return { ...flow, code, redirect: back }
   })
 
 export const tokenRequest = (browser: Browser, fields: Record<string, string>) => browser.post("/token", fields)
 
-export const exchange = (
-  browser: Browser,
-  flow: { readonly clientId: string; readonly code: string; readonly pkce: { readonly verifier: string } },
-  overrides: Record<string, string> = {}
-) =>
-  tokenRequest(browser, {
-    grant_type: "authorization_code",
-    code: flow.code,
-    redirect_uri: REDIRECT_URI,
-    client_id: flow.clientId,
-    code_verifier: flow.pkce.verifier,
-    ...overrides
-  })
+interface CodeFlow {
+  readonly clientId: string
+  readonly code: string
+  readonly pkce: { readonly verifier: string }
+}
+
+/** The fields of the authorization_code grant for a flow's code. */
+export const exchangeFields = (flow: CodeFlow) => ({
+  grant_type: "authorization_code",
+  code: flow.code,
+  redirect_uri: REDIRECT_URI,
+  client_id: flow.clientId,
+  code_verifier: flow.pkce.verifier
+})
+
+export const exchange = (browser: Browser, flow: CodeFlow, overrides: Record<string, string> = {}) =>
+  tokenRequest(browser, { ...exchangeFields(flow), ...overrides })
 
 export const refresh = (browser: Browser, clientId: string, refreshToken: string) =>
   tokenRequest(browser, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId })
+
+/** The test's start, an authorization code and the tokens exchanged for it. */
+export const issuedTokens = Effect.gen(function* () {
+  yield* startClock
+  const flow = yield* authorizedCode()
+  const tokens = json(yield* exchange(flow.browser, flow))
+  return { flow, tokens }
+})
 
 /** The credential an access token carries now, if it is live (finding it counts a request of its user). */
 export const verify = (token: string) =>
@@ -178,26 +206,32 @@ export const mcpStatus = (token: string) =>
     return (yield* postRpc(`${app.baseUrl}/mcp`, token, toolsList)).status
   })
 
-/** A confidential client registered for `method`, with its secret, taken through sign-in and Allow to a code. */
-export const confidentialCode = (method: "client_secret_basic" | "client_secret_post") =>
+/** A CORS preflight of a POST from another origin. */
+export const preflightPost = (browser: Browser, path: string) =>
+  browser.send(path, {
+    method: "OPTIONS",
+    headers: { origin: "https://client.example", "access-control-request-method": "POST" }
+  })
+
+/**
+ * A confidential client registered for `method` (the default when undefined), with its secret, taken through sign-in
+ * and Allow to a code; the registration's answer (`client`) and the grant's fields without client credentials.
+ */
+export const confidentialCode = (method?: "client_secret_basic" | "client_secret_post") =>
   Effect.gen(function* () {
     const { browser, resource } = yield* context
     const registered = yield* browser.postJson("/register", {
       client_name: "Server app",
       redirect_uris: [REDIRECT_URI],
-      token_endpoint_auth_method: method
+      ...(method === undefined ? {} : { token_endpoint_auth_method: method })
     })
     assert.strictEqual(registered.status, 201, registered.text)
-    const client = json(registered) as { client_id: string; client_secret: string }
+    const client = json(registered) as { client_id: string; client_secret: string; token_endpoint_auth_method: string }
     const user = yield* makeUser
     const pkce = pkcePair()
     const path = `/authorize?${authorizeQuery({ clientId: client.client_id, challenge: pkce.challenge, resource })}`
     const back = yield* allow(browser, yield* signInThrough(browser, path, user.email))
-    const fields = {
-      grant_type: "authorization_code",
-      code: paramsOf(back.location).get("code")!,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: pkce.verifier
-    }
+    const code = paramsOf(back.location).get("code")!
+    const { client_id: _, ...fields } = exchangeFields({ clientId: client.client_id, code, pkce })
     return { browser, client, fields }
   })
