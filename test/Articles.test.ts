@@ -7,8 +7,9 @@ import { ArticleId, SiteId } from "../src/Domain/Ids.js"
 import { ListResponse } from "../src/Domain/Pagination.js"
 import type { ArticlesQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf } from "./support/ApiClient.js"
+import { assertError } from "./support/ArticleWrites.js"
 import { dateFilterContract } from "./support/DateFilterContract.js"
-import { listContract } from "./support/ListContract.js"
+import { listContract, listedIds } from "./support/ListContract.js"
 import {
   type ArticleFields,
   getWithKey as get,
@@ -19,12 +20,7 @@ import {
 
 /** Creates articles in order; their ids, in the same order. */
 const makeArticles = (siteId: SiteId, fields: ReadonlyArray<ArticleFields>) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const ids: Array<ArticleId> = []
-    for (const f of fields) ids.push(yield* app.makeArticle(siteId, f))
-    return ids
-  })
+  Effect.flatMap(TestApp, (app) => Effect.forEach(fields, (f) => app.makeArticle(siteId, f)))
 
 /** A website's articles through the typed client; page 1 of 20 unless `query` says otherwise. */
 const listArticles = (key: string, siteId: SiteId, query: Partial<ArticlesQuery> = {}) =>
@@ -39,18 +35,6 @@ const getArticle = (key: string, id: ArticleId) =>
     const client = yield* apiClient(key)
     return yield* client.articles.getArticle({ path: { id: id } })
   })
-
-const idsOf = (body: { readonly data: ReadonlyArray<{ readonly id: number }> }) => body.data.map((item) => item.id)
-
-const assertValidationError = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
-  assert.strictEqual(result.status, 422)
-  assert.strictEqual(result.body.error, "validation_error")
-}
-
-const assertNotFound = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
-  assert.strictEqual(result.status, 404)
-  assert.strictEqual(result.body.error, "not_found")
-}
 
 layer(TestServerLive)("articles", (it) => {
   listContract(it, {
@@ -180,7 +164,7 @@ layer(TestServerLive)("articles", (it) => {
           { published_at: "2026-10-03T00:00:00Z" }
         ])
         const page = yield* listArticles(key, siteId)
-        assert.deepStrictEqual(idsOf(page), [latest, middle, earlyTwin, early, noDate2, noDate1])
+        assert.deepStrictEqual(listedIds(page), [latest, middle, earlyTwin, early, noDate2, noDate1])
       })
     )
   })
@@ -196,12 +180,12 @@ layer(TestServerLive)("articles", (it) => {
           { status: "published", published_at: "2025-10-01T08:00:00Z" }
         ])
         const byStatus = (status: ArticlesQuery["status"]) =>
-          listArticles(key, siteId, { status }).pipe(Effect.map(idsOf))
+          listArticles(key, siteId, { status }).pipe(Effect.map(listedIds))
         assert.deepStrictEqual(yield* byStatus("draft"), [draft])
         assert.deepStrictEqual(yield* byStatus("scheduled"), [scheduled])
         assert.deepStrictEqual(yield* byStatus("published"), [published, oldPublished])
         const page = yield* listArticles(key, siteId, { status: "published", from: "2026-01-01" })
-        assert.deepStrictEqual(idsOf(page), [published])
+        assert.deepStrictEqual(listedIds(page), [published])
         assert.strictEqual(page.meta.total, 1)
       })
     )
@@ -209,7 +193,7 @@ layer(TestServerLive)("articles", (it) => {
     it.effect("an unknown status is 422 validation_error", () =>
       Effect.gen(function* () {
         const { key, siteId } = yield* siteOfNewAccount
-        assertValidationError(yield* get(`/api/v1/sites/${siteId}/articles?status=archived`, key))
+        assertError(yield* get(`/api/v1/sites/${siteId}/articles?status=archived`, key), 422, "validation_error")
       })
     )
   })
@@ -272,13 +256,13 @@ layer(TestServerLive)("articles", (it) => {
       it.effect(`GET /articles/${id} is 404 not_found, never 500`, () =>
         Effect.gen(function* () {
           const { key } = yield* siteOfNewAccount
-          assertNotFound(yield* get(`/api/v1/articles/${id}`, key))
+          assertError(yield* get(`/api/v1/articles/${id}`, key), 404, "not_found")
         })
       )
       it.effect(`GET /sites/${id}/articles is 404 not_found, never 500`, () =>
         Effect.gen(function* () {
           const { key } = yield* siteOfNewAccount
-          assertNotFound(yield* get(`/api/v1/sites/${id}/articles`, key))
+          assertError(yield* get(`/api/v1/sites/${id}/articles`, key), 404, "not_found")
         })
       )
     }
@@ -288,7 +272,7 @@ layer(TestServerLive)("articles", (it) => {
         const theirs = yield* siteOfNewAccount
         const { key } = yield* siteOfNewAccount
         for (const query of ["", "?page=99", "?status=draft", "?from=2026-10-12&to=2026-10-10"]) {
-          assertNotFound(yield* get(`/api/v1/sites/${theirs.siteId}/articles${query}`, key))
+          assertError(yield* get(`/api/v1/sites/${theirs.siteId}/articles${query}`, key), 404, "not_found")
         }
       })
     )
@@ -303,15 +287,15 @@ layer(TestServerLive)("articles", (it) => {
             status: i % 4 === 0 ? ("draft" as const) : ("published" as const)
           }))
         )
-        const all = idsOf(yield* listArticles(key, siteId, { per_page: 100 }))
+        const all = listedIds(yield* listArticles(key, siteId, { per_page: 100 }))
         assert.strictEqual(all.length, 13)
         const pages = []
         for (let page = 1; page <= 5; page++)
-          pages.push(...idsOf(yield* listArticles(key, siteId, { page, per_page: 3 })))
+          pages.push(...listedIds(yield* listArticles(key, siteId, { page, per_page: 3 })))
         assert.deepStrictEqual(pages, all)
-        const published = idsOf(yield* listArticles(key, siteId, { status: "published", per_page: 100 }))
+        const published = listedIds(yield* listArticles(key, siteId, { status: "published", per_page: 100 }))
         const last = yield* listArticles(key, siteId, { status: "published", page: 3, per_page: 4 })
-        assert.deepStrictEqual(idsOf(last), published.slice(8))
+        assert.deepStrictEqual(listedIds(last), published.slice(8))
         assert.deepStrictEqual(last.meta, { page: 3, per_page: 4, total: 9, last_page: 3 })
       })
     )

@@ -1,11 +1,12 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { NotFound } from "../src/Domain/Errors.js"
-import { type BacklinkId, SiteId } from "../src/Domain/Ids.js"
+import { SiteId } from "../src/Domain/Ids.js"
 import type { BacklinksQuery } from "../src/Domain/Queries.js"
 import { apiClient, failureOf } from "./support/ApiClient.js"
+import { assertError } from "./support/ArticleWrites.js"
 import { dateFilterContract } from "./support/DateFilterContract.js"
-import { listContract } from "./support/ListContract.js"
+import { listContract, listedIds } from "./support/ListContract.js"
 import {
   type BacklinkFields,
   getWithKey as get,
@@ -16,12 +17,7 @@ import {
 
 /** Creates backlinks in order; their ids, in the same order. */
 const makeBacklinks = (siteId: SiteId, fields: ReadonlyArray<BacklinkFields>) =>
-  Effect.gen(function* () {
-    const app = yield* TestApp
-    const ids: Array<BacklinkId> = []
-    for (const f of fields) ids.push(yield* app.makeBacklink(siteId, f))
-    return ids
-  })
+  Effect.flatMap(TestApp, (app) => Effect.forEach(fields, (f) => app.makeBacklink(siteId, f)))
 
 /** A website's backlinks through the typed client; page 1 of 20 unless `query` says otherwise. */
 const listBacklinks = (key: string, siteId: SiteId, query: Partial<BacklinksQuery> = {}) =>
@@ -32,13 +28,6 @@ const listBacklinks = (key: string, siteId: SiteId, query: Partial<BacklinksQuer
       urlParams: { page: 1, per_page: 20, ...query }
     })
   })
-
-const idsOf = (body: { readonly data: ReadonlyArray<{ readonly id: number }> }) => body.data.map((item) => item.id)
-
-const assertNotFound = (result: { readonly status: number; readonly body: { readonly error?: unknown } }) => {
-  assert.strictEqual(result.status, 404)
-  assert.strictEqual(result.body.error, "not_found")
-}
 
 layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
   listContract(it, {
@@ -106,7 +95,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
           { acquired_at: "2026-10-03T00:00:00Z" }
         ])
         const page = yield* listBacklinks(key, siteId)
-        assert.deepStrictEqual(idsOf(page), [latest, middle, earlyTwin, early])
+        assert.deepStrictEqual(listedIds(page), [latest, middle, earlyTwin, early])
       })
     )
 
@@ -119,7 +108,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
         const [onA] = yield* makeBacklinks(siteA, [{}])
         yield* makeBacklinks(siteB, [{}, {}])
         const page = yield* listBacklinks(key, siteA)
-        assert.deepStrictEqual(idsOf(page), [onA])
+        assert.deepStrictEqual(listedIds(page), [onA])
         assert.strictEqual(page.meta.total, 1)
       })
     )
@@ -157,7 +146,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
       it.effect(`GET /sites/${id}/backlinks is 404 not_found, never 500`, () =>
         Effect.gen(function* () {
           const { key } = yield* siteOfNewAccount
-          assertNotFound(yield* get(`/api/v1/sites/${id}/backlinks`, key))
+          assertError(yield* get(`/api/v1/sites/${id}/backlinks`, key), 404, "not_found")
         })
       )
     }

@@ -5,7 +5,7 @@ import { Effect, TestClock } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
 import { editsUsed, useEdits } from "./support/EditQuota.js"
 import { type Answer, articleData, patchArticle, putArticle, request } from "./support/Http.js"
-import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
+import { type ArticleFields, articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const EDITS_PER_DAY = 200
 
@@ -40,6 +40,15 @@ const revisionCount = (id: ArticleId) =>
     return rows[0]!.n
   })
 
+/** At `now`, a new account's article (with `fields`) whose account has made `used` changes today. */
+const articleWithEditsUsed = (now: string, used: number, fields?: ArticleFields) =>
+  Effect.gen(function* () {
+    yield* setNow(now)
+    const article = yield* articleOfNewAccount(fields)
+    yield* useEdits(article.accountId, used)
+    return article
+  })
+
 const protectedBody =
   '<p>Intro with <a data-service-protected="backlink" href="https://partner.example.com/">partner site</a> in it.</p>'
 
@@ -53,9 +62,7 @@ layer(TestServerLive)("edit limits", (it) => {
       "with 199 used, one PATCH succeeds and the next is 429 edit_limit_exceeded with limit 200 and Retry-After to the next UTC midnight",
       () =>
         Effect.gen(function* () {
-          yield* setNow("2026-11-21T23:00:00Z")
-          const { key, id, accountId } = yield* articleOfNewAccount()
-          yield* useEdits(accountId, 199)
+          const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T23:00:00Z", 199)
           assertOk(yield* patchArticle(id, key, { title: "The last edit of the day" }))
           assert.strictEqual(yield* editsUsed(accountId), 200)
 
@@ -71,9 +78,7 @@ layer(TestServerLive)("edit limits", (it) => {
 
     it.effect("Retry-After of the edit limit counts the seconds to the next UTC midnight at any time of day", () =>
       Effect.gen(function* () {
-        yield* setNow("2026-11-21T10:15:30Z")
-        const { key, id, accountId } = yield* articleOfNewAccount()
-        yield* useEdits(accountId, EDITS_PER_DAY)
+        const { key, id } = yield* articleWithEditsUsed("2026-11-21T10:15:30Z", EDITS_PER_DAY)
         const refused = yield* patchArticle(id, key, { title: "Refused" })
         assertEditLimitExceeded(refused)
         assert.strictEqual(refused.headers.get("retry-after"), String(13 * 3600 + 44 * 60 + 30))
@@ -82,9 +87,9 @@ layer(TestServerLive)("edit limits", (it) => {
 
     it.effect("at the limit PUT, PATCH and featured-image changes are all refused and nothing is saved", () =>
       Effect.gen(function* () {
-        yield* setNow("2026-11-21T12:00:00Z")
-        const { key, id, accountId } = yield* articleOfNewAccount({ title: "Original" })
-        yield* useEdits(accountId, EDITS_PER_DAY)
+        const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T12:00:00Z", EDITS_PER_DAY, {
+          title: "Original"
+        })
         assertEditLimitExceeded(yield* putArticle(id, key, { body: "<p>New body.</p>" }))
         assertEditLimitExceeded(yield* patchArticle(id, key, { title: "New title" }))
         assertEditLimitExceeded(yield* setFeaturedImage(id, key, "https://cdn.example.com/new.png"))
@@ -113,9 +118,7 @@ layer(TestServerLive)("edit limits", (it) => {
 
     it.effect("a featured-image change is the one that takes the last unit, and the next one is refused", () =>
       Effect.gen(function* () {
-        yield* setNow("2026-11-21T12:00:00Z")
-        const { key, id, accountId } = yield* articleOfNewAccount()
-        yield* useEdits(accountId, EDITS_PER_DAY - 1)
+        const { key, id } = yield* articleWithEditsUsed("2026-11-21T12:00:00Z", EDITS_PER_DAY - 1)
         assertOk(yield* setFeaturedImage(id, key, "https://cdn.example.com/a.png"))
         assertEditLimitExceeded(yield* setFeaturedImage(id, key, "https://cdn.example.com/b.png"))
         assert.strictEqual((yield* articleData(id, key)).featured_image_url, "https://cdn.example.com/a.png")
@@ -224,9 +227,7 @@ layer(TestServerLive)("edit limits", (it) => {
   describe("days and accounts", () => {
     it.effect("one second before UTC midnight the quota is still used up; at midnight it is fresh", () =>
       Effect.gen(function* () {
-        yield* setNow("2026-11-21T23:59:59Z")
-        const { key, id, accountId } = yield* articleOfNewAccount()
-        yield* useEdits(accountId, EDITS_PER_DAY)
+        const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T23:59:59Z", EDITS_PER_DAY)
         const refused = yield* patchArticle(id, key, { title: "Too late today" })
         assertEditLimitExceeded(refused)
         assert.strictEqual(refused.headers.get("retry-after"), "1")
@@ -239,9 +240,7 @@ layer(TestServerLive)("edit limits", (it) => {
 
     it.effect("the next UTC day the quota is fresh: 200 more edits are allowed", () =>
       Effect.gen(function* () {
-        yield* setNow("2026-11-21T23:00:00Z")
-        const { key, id, accountId } = yield* articleOfNewAccount()
-        yield* useEdits(accountId, EDITS_PER_DAY)
+        const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T23:00:00Z", EDITS_PER_DAY)
         assertEditLimitExceeded(yield* patchArticle(id, key, { title: "Refused" }))
         yield* TestClock.adjust("90 minutes")
         assertOk(yield* patchArticle(id, key, { title: "A new day" }))

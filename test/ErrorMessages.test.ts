@@ -47,6 +47,22 @@ const refusedAlike = (
     return byRest.body
   })
 
+/**
+ * An edit of a new article holding `stored`, refused alike through REST (`method` with `edit`) and the
+ * update_article tool: the article's id and the error body.
+ */
+const editRefusedAlike = (stored: string, method: "PUT" | "PATCH", edit: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    yield* startClock
+    const { key, siteId } = yield* session
+    const id = yield* Effect.flatMap(TestApp, (app) => app.makeArticle(siteId, { body: stored }))
+    const body = yield* refusedAlike(rest(key, method, `/articles/${id}`, edit), "update_article", {
+      article_id: id,
+      ...edit
+    })
+    return { id, body }
+  })
+
 const storedBody = (id: ArticleId) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -73,18 +89,11 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
   describe("a replacement conflict names the replacement, the count, and what to do", () => {
     it.effect('a find that occurs twice is 409 naming replacements[1] and 2, suggesting "all": true', () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { key, siteId } = yield* session
-        const app = yield* TestApp
-        const id = yield* app.makeArticle(siteId, { body: "<p>red fish, red fish, blue fish</p>" })
         const replacements = [
           { find: "blue", replace: "green" },
           { find: "red", replace: "pink" }
         ]
-        const body = yield* refusedAlike(rest(key, "PATCH", `/articles/${id}`, { replacements }), "update_article", {
-          article_id: id,
-          replacements
-        })
+        const { id, body } = yield* editRefusedAlike("<p>red fish, red fish, blue fish</p>", "PATCH", { replacements })
         assert.strictEqual(body.error, "replacement_conflict")
         assert.include(body.message, "replacements[1]")
         assert.include(body.message, "occurs 2 times")
@@ -95,19 +104,13 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
 
     it.effect('a find that does not occur says 0 and does not suggest "all": true', () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { key, siteId } = yield* session
-        const app = yield* TestApp
-        const id = yield* app.makeArticle(siteId, { body: "<p>red fish</p>" })
         const replacements = [{ find: "Red", replace: "pink" }]
-        const body = yield* refusedAlike(rest(key, "PATCH", `/articles/${id}`, { replacements }), "update_article", {
-          article_id: id,
-          replacements
-        })
+        const { id, body } = yield* editRefusedAlike("<p>red fish</p>", "PATCH", { replacements })
         assert.strictEqual(body.error, "replacement_conflict")
         assert.include(body.message, "replacements[0]")
         assert.include(body.message, "occurs 0 times")
         assert.notInclude(body.message, '"all": true')
+        assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
       })
     )
   })
@@ -115,15 +118,8 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
   describe("a protected-link violation says, link by link, what the edit did", () => {
     it.effect("a removed link is named as removed, in the form it had", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { key, siteId } = yield* session
-        const app = yield* TestApp
-        const id = yield* app.makeArticle(siteId, { body: PROTECTED_BODY })
         const edit = { body: "<p>Read about it today.</p>" }
-        const body = yield* refusedAlike(rest(key, "PUT", `/articles/${id}`, edit), "update_article", {
-          article_id: id,
-          ...edit
-        })
+        const { id, body } = yield* editRefusedAlike(PROTECTED_BODY, "PUT", edit)
         assert.strictEqual(body.error, "protected_link_violation")
         assert.include(body.message, `removed ${partnerLink()}`)
         assert.notInclude(body.message, "altered")
@@ -133,15 +129,8 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
 
     it.effect("an altered link is named as altered, with its old and its new form", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { key, siteId } = yield* session
-        const app = yield* TestApp
-        const id = yield* app.makeArticle(siteId, { body: PROTECTED_BODY })
         const replacements = [{ find: PARTNER.href, replace: "https://elsewhere.example/" }]
-        const body = yield* refusedAlike(rest(key, "PATCH", `/articles/${id}`, { replacements }), "update_article", {
-          article_id: id,
-          replacements
-        })
+        const { id, body } = yield* editRefusedAlike(PROTECTED_BODY, "PATCH", { replacements })
         assert.strictEqual(body.error, "protected_link_violation")
         assert.include(body.message, `altered ${partnerLink()} into ${partnerLink("https://elsewhere.example/")}`)
         assert.notInclude(body.message, "removed")
@@ -151,19 +140,13 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
 
     it.effect("an added link is named as added", () =>
       Effect.gen(function* () {
-        yield* startClock
-        const { key, siteId } = yield* session
-        const app = yield* TestApp
-        const id = yield* app.makeArticle(siteId, { body: PROTECTED_BODY })
         const forged = '<a data-service-protected="internal" href="https://forged.example/">forged</a>'
         const edit = { body: `${PROTECTED_BODY}<p>${forged}</p>` }
-        const body = yield* refusedAlike(rest(key, "PUT", `/articles/${id}`, edit), "update_article", {
-          article_id: id,
-          ...edit
-        })
+        const { id, body } = yield* editRefusedAlike(PROTECTED_BODY, "PUT", edit)
         assert.strictEqual(body.error, "protected_link_violation")
         assert.include(body.message, `added ${forged}`)
         assert.notInclude(body.message, "removed")
+        assert.strictEqual(yield* storedBody(id), PROTECTED_BODY)
       })
     )
   })

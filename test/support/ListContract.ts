@@ -48,6 +48,10 @@ const validationErrorOf = (path: string, key: string) =>
     return yield* Schema.decodeUnknown(ValidationError.Body)(json)
   })
 
+/** The ids of a page of a list, in order. */
+export const listedIds = (page: { readonly data: ReadonlyArray<{ readonly id: number }> }) =>
+  page.data.map((item) => item.id)
+
 /**
  * Registers the tests of the contract's "Lists" rules that every list endpoint shares: the default page size,
  * `last_page`, pages past the end, and the bounds of `page` and `per_page`. Each test builds its own list with
