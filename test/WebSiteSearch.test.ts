@@ -54,7 +54,7 @@ layer(TestServerLive)("web pages: the website page's article search", (it) => {
       })
     )
 
-    it.effect("pages keep the search, and the status filter and the search keep each other", () =>
+    it.effect("pages and the period keep the search, and the status filter and the search keep each other", () =>
       Effect.gen(function* () {
         const { browser, siteId } = yield* websiteWith(
           Array.from({ length: 25 }, (_, i) => `<p>Boiler service number ${i}.</p>`)
@@ -68,6 +68,11 @@ layer(TestServerLive)("web pages: the website page's article search", (it) => {
         assert.include(first.text, '<input type="hidden" name="q" value="boiler service">')
         assert.include(first.text, '<input type="hidden" name="status" value="published">')
         assert.notInclude(first.text, 'name="page"')
+        // So do the period's links and forms.
+        assert.include(
+          first.text,
+          `href="/sites/${siteId}?period=last_month&amp;status=published&amp;q=boiler+service#summary"`
+        )
         const second = yield* open(browser, next.replaceAll("&amp;", "&"))
         assert.strictEqual(articleIds(second.text).length, 5)
         assert.include(second.text, `href="/sites/${siteId}?status=published&amp;q=boiler+service#articles" rel="prev"`)
@@ -81,7 +86,8 @@ layer(TestServerLive)("web pages: the website page's article search", (it) => {
         const key = yield* app.makeKey(accountId)
         for (const [typed, shown] of [
           ["b".repeat(201), "b".repeat(201)],
-          ["boilers\u001b[2J", "boilers⟨U+001B⟩[2J"]
+          ["boilers\u001b[2J", "boilers⟨U+001B⟩[2J"],
+          ["boilers\u0000", "boilers⟨U+0000⟩"]
         ] as const) {
           const api = yield* request("GET", `/api/v1/sites/${siteId}/articles?q=${encodeURIComponent(typed)}`, { key })
           assert.strictEqual(api.status, 422)
