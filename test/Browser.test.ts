@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
 import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
-import { checkPage, SCREENS, tabThrough } from "./support/PageChecks.js"
+import { checkPage, PHONE, SCREENS, tabThrough } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
 import { inMonth } from "./support/WebPages.js"
 
@@ -199,5 +199,33 @@ describe.runIf(browserAvailable())("in a browser", () => {
           })
       )
     }
+
+    it.scoped(
+      `at ${PHONE.width} px: the website page's search finds by the text, shows the excerpt and says a refusal`,
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { app, page, email, siteId } = yield* visitor(PHONE)
+          yield* app.makeArticle(siteId, {
+            title: "Winter care",
+            body: "<p>Oil the secateurs before storing them.</p>"
+          })
+          yield* app.makeArticle(siteId, { title: "Spring care", body: "<p>Sharpen the spade.</p>" })
+          yield* signIn(page, email, `/sites/${siteId}`)
+          const search = page.getByRole("search", { name: "Articles" })
+          yield* inBrowser(() => search.getByLabel("Search the articles").fill("secateurs"))
+          yield* follow(page, () => search.getByRole("button", { name: "Search" }).click())
+          assert.include(yield* text(page, "[role=status]"), "1 article found for “secateurs”")
+          assert.include(yield* text(page, ".match"), "Oil the secateurs before storing them.")
+          yield* checkPage(page, "website-search")
+
+          // Over the bound (the box itself stops typing at 200): the list's refusal, said beside the box.
+          yield* inBrowser(() => page.goto(`/sites/${siteId}?q=${"b".repeat(201)}`))
+          assert.include(yield* text(page, "#article-search-error"), "q: must be at most 200 characters")
+          yield* checkPage(page, "website-search-refused")
+          yield* follow(page, () => page.getByRole("link", { name: "Winter care" }).click())
+          assert.strictEqual(yield* text(page, "h1"), "Winter care")
+        })
+    )
   })
 })

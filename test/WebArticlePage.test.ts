@@ -280,6 +280,7 @@ layer(TestServerLive)("web pages: article", (it) => {
         assert.deepStrictEqual(yield* revisions(articleId), [])
         const ok = yield* send({ csrf: page.csrf, url: "https://images.example/new.png", reason: "new picture" })
         assert.strictEqual(ok.status, 303)
+        assert.strictEqual(ok.location, `/articles/${articleId}?saved=1`)
         assert.deepStrictEqual(
           (yield* revisions(articleId)).map((r) => r.origin),
           ["editor"]

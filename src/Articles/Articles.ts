@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { type Article, ArticleWithBody, type ProtectedLink } from "../Domain/Article.js"
+import { ArticleWithBody, type ListedArticle, type ProtectedLink } from "../Domain/Article.js"
 import type { Credential } from "../Domain/Credential.js"
 import { isOrderedRange } from "../Domain/Dates.js"
 import { NotFound, ValidationError } from "../Domain/Errors.js"
@@ -46,10 +46,10 @@ export class Articles extends Effect.Service<Articles>()("Articles/Articles", {
       return { data: found.value.data, meta: pageMeta(page, found.value.total) }
     })
 
-    /** The same page with its articles as values. */
+    /** The same page with its articles as values (with `q`, each with its `match`). */
     const list = (credential: Credential, siteId: SiteId, query: ArticlesQuery) =>
       Effect.map(listJson(credential, siteId, query), ({ data, meta }) => ({
-        data: JSON.parse(data) as ReadonlyArray<Article>,
+        data: JSON.parse(data) as ReadonlyArray<ListedArticle>,
         meta
       }))
 

@@ -102,9 +102,7 @@ export class ArticleEdits extends Effect.Service<ArticleEdits>()("Articles/Edits
       previewFeaturedImage,
       restore,
       previewRestore,
-      history: revisions.listForArticle,
-      /** The history as the article page lists it: newest first, with who made each change. */
-      entries: revisions.entries
+      history: revisions.listForArticle
     }
   })
 }) {}

@@ -4,7 +4,7 @@ import { ArticleContent, contentFields } from "../Domain/Article.js"
 import { RevisionOrigin } from "../Domain/Credential.js"
 import { ArticleId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
-import { NewRevision, RevisionEntry, RevisionRow, RevisionSummary } from "../Domain/Revision.js"
+import { NewRevision, RevisionRow, RevisionSummary } from "../Domain/Revision.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
 
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/RevisionsRepo", {
@@ -50,20 +50,6 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
       Request: ArticleId,
       Result: RevisionRow,
       execute: (id) => sql`select ${columns} from article_revisions where article_id = ${id} order by number desc`
-    })
-
-    // Newest first, along article_revisions_article_number_key; the joins are by primary key.
-    const entries = SqlSchema.findAll({
-      Request: Schema.Number,
-      Result: RevisionEntry,
-      execute: (id) => sql`
-        select r.number, ${sql.unsafe(rfc3339("r.created_at"))} as created_at,
-          r.origin, r.reason, u.email as user_email, k.name as key_name, k.prefix as key_prefix
-        from article_revisions r
-        left join users u on u.id = r.user_id
-        left join api_keys k on k.id = r.api_key_id
-        where r.article_id = ${id}
-        order by r.number desc`
     })
 
     // A revision as the API shows it, against the revision before it (`p`, none for the first: then every field with
@@ -122,7 +108,6 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
       page,
       /** One revision as the API shows it, with the body of the revision before (null for the first). */
       detail: (articleId: ArticleId, number: number) => detail({ article_id: articleId, number }).pipe(Effect.orDie),
-      entries: (articleId: ArticleId) => entries(articleId).pipe(Effect.orDie),
       insert: (revision: typeof NewRevision.Type) => insert(revision).pipe(Effect.orDie),
       /**
        * Stores each article's current content as its current revision number (`articles.revision`), where that

@@ -24,17 +24,6 @@ export class RevisionRow extends Schema.Class<RevisionRow>("RevisionRow")({
   created_at: Schema.String
 }) {}
 
-/** A revision as the history lists it, with who made it (a user's e-mail or an API key's name and prefix). */
-export class RevisionEntry extends Schema.Class<RevisionEntry>("RevisionEntry")({
-  number: Schema.Number,
-  created_at: Schema.String,
-  origin: RevisionOrigin,
-  reason: Schema.NullOr(Schema.String),
-  user_email: Schema.NullOr(Schema.String),
-  key_name: Schema.NullOr(Schema.String),
-  key_prefix: Schema.NullOr(Schema.String)
-}) {}
-
 /** A revision's number: 1, 2, 3… per article. */
 export const RevisionNumber = Schema.Number.pipe(Schema.int(), Schema.positive())
 

@@ -8,6 +8,7 @@ import { ArticleEdits } from "../Articles/Edits.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { ArticlesHttpLive } from "../Articles/Http.js"
 import { ArticlesRepo } from "../Articles/Repo.js"
+import { ArticleRevisions } from "../Articles/Revisions.js"
 import { Sanitizer } from "../Articles/Sanitizer.js"
 import { SearchBackfillLive } from "../Articles/SearchBackfill.js"
 import { AuditLog } from "../Audit/AuditLog.js"
@@ -63,6 +64,7 @@ export const ServicesLive = Layer.mergeAll(
   Backlinks.Default,
   Stats.Default,
   ArticleEdits.Default,
+  ArticleRevisions.Default,
   Limits.Default,
   AuthFailures.Default,
   AuditLog.Default,

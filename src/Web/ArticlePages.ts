@@ -1,14 +1,15 @@
 import { Option } from "effect"
 import type { SavingCall } from "../Domain/Activity.js"
-import type { ArticleWithBody, ProtectedLink } from "../Domain/Article.js"
+import type { ArticleWithBody, ContentField, ProtectedLink } from "../Domain/Article.js"
 import { foldDiff, lineDiff } from "../Domain/BodyDiff.js"
-import type { RevisionEntry, RevisionRow } from "../Domain/Revision.js"
+import type { RevisionRow, RevisionSummary } from "../Domain/Revision.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
 import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
 import { html, type SafeHtml, userText, userTextOr, visibleControls } from "../Ui/Html.js"
 import { type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
 import { bodyFrame } from "./BodyFrame.js"
-import { externalLink, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
+import { externalLink, layout, none, pager, stackedTable, timestamp, type Viewer } from "./Layout.js"
+import type { Listed } from "./SitesPages.js"
 
 const protectedList = (links: ReadonlyArray<ProtectedLink>) =>
   links.length === 0
@@ -33,22 +34,38 @@ export const who = (entry: {
 const isOriginal = (entry: { readonly number: number; readonly origin: string }) =>
   entry.number === 1 && entry.origin === "rewrite"
 
-const historyTable = (articleId: number, entries: ReadonlyArray<RevisionEntry>) =>
-  entries.length === 0
-    ? html`<p>No changes have been made through the service yet.</p>`
+/** The content fields as the history names them. */
+const fieldNames: Record<ContentField, string> = {
+  title: "title",
+  body: "body",
+  meta_description: "meta description",
+  featured_image_url: "featured image"
+}
+
+const historyTable = (articleId: number, history: Listed<RevisionSummary>) =>
+  history.data.length === 0
+    ? html`<p>${history.meta.total === 0 ? "No changes have been made through the service yet." : "No revisions on this page."}</p>`
     : stackedTable({
         caption: "Revisions, newest first",
-        columns: [{ label: "Revision" }, { label: "Time" }, { label: "Origin" }, { label: "Who" }, { label: "Reason" }],
-        rows: entries.map(
-          (entry) =>
+        columns: [
+          { label: "Revision" },
+          { label: "Time" },
+          { label: "Origin" },
+          { label: "Who" },
+          { label: "Changed" },
+          { label: "Reason" }
+        ],
+        rows: history.data.map(
+          (revision) =>
             [
-              html`<span class="on-phone">Revision </span><a href="/articles/${articleId}/revisions/${entry.number}">${entry.number}</a>${
-                isOriginal(entry) ? html` <span class="badge">original</span>` : null
+              html`<span class="on-phone">Revision </span><a href="/articles/${articleId}/revisions/${revision.number}">${revision.number}</a>${
+                isOriginal(revision) ? html` <span class="badge">original</span>` : null
               }`,
-              timestamp(entry.created_at),
-              entry.origin,
-              who(entry),
-              userTextOr(entry.reason, none)
+              timestamp(revision.created_at),
+              revision.origin,
+              userTextOr(revision.actor, none),
+              revision.changed.length === 0 ? none : revision.changed.map((field) => fieldNames[field]).join(", "),
+              userTextOr(revision.reason, none)
             ] as const
         )
       })
@@ -58,7 +75,8 @@ export const articlePage = (options: {
   readonly viewer: Viewer
   readonly article: ArticleWithBody
   readonly editor: EditorValues
-  readonly history: ReadonlyArray<RevisionEntry>
+  /** A page of the article's revisions, as the API lists them. */
+  readonly history: Listed<RevisionSummary>
   readonly notice?: string | undefined
   readonly error?: SafeHtml | undefined
   /** "Preview changes": what saving the editor's values would do. */
@@ -93,10 +111,11 @@ ${editorForm(viewer, article, editor)}
 <section id="preview" aria-label="Preview">${options.preview ?? null}</section>
 <h2>Featured image</h2>
 ${featuredImageForm(viewer, article)}
-<h2>Revision history</h2>
+<h2 id="history">Revision history (${options.history.meta.total})</h2>
 <p class="muted">Every change is kept, from the text as it was imported. Open a revision to compare it with the
 current text or to restore it.</p>
 ${historyTable(article.id, options.history)}
+${pager("Pages of revisions", options.history.meta, (page) => `/articles/${article.id}?history_page=${page}#history`)}
 <p><a href="/articles/${article.id}/activity">Activity log</a>: every API and assistant call and every change of this
 article.</p>`
   })

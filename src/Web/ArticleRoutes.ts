@@ -8,7 +8,7 @@ import { EditArticlePayload, noChange } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import type { Form } from "../SignIn/Forms.js"
 import { type EditorValues, previewSection } from "./ArticleEditor.js"
-import { articleIdParam, articleView, positive } from "./ArticleView.js"
+import { articleIdParam, articleView, historyPageOf, positive } from "./ArticleView.js"
 import { type EditorAction, recordEditorCall } from "./EditorCalls.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, pagePart, seeOther, type Viewer } from "./Layout.js"
@@ -56,7 +56,12 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
               searchOf(request.url).get("saved") === "none" ? "Nothing had changed, so nothing was saved." : undefined,
             onSome: (n) => `Saved as revision ${n}.`
           })
-          return yield* showArticle(viewer, article.value, notice === undefined ? {} : { notice })
+          const historyPage = historyPageOf(request.url)
+          return yield* showArticle(
+            viewer,
+            article.value,
+            notice === undefined ? { historyPage } : { notice, historyPage }
+          )
         })
       )
     )
@@ -83,13 +88,16 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         return { fields, context, changed: titleChanged || body !== current.body || metaChanged }
       })
 
-    /** Title, body and meta description through the API's own edit service: one revision, or none if none changed. */
+    /**
+     * Title, body and meta description through the API's own edit service: one revision (its number), or none if
+     * none changed.
+     */
     const save = (viewer: Viewer, current: ArticleWithBody, form: Form) =>
       Effect.gen(function* () {
         const { fields, context, changed } = yield* changeOf(viewer, current, form)
-        if (!changed) return false
-        yield* edits.edit(context, current.id, fields)
-        return true
+        if (!changed) return Option.none<number>()
+        const saved = yield* edits.edit(context, current.id, fields)
+        return Option.some(saved.revision)
       })
 
     /**
@@ -146,9 +154,9 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
               // A refused save changed nothing: the page shows the article as it is, with the submitted values.
               return yield* showArticle(viewer, current, { editor, failure: outcome.left })
             }
-            if (!outcome.right) return seeOther(`/articles/${current.id}?saved=none`)
-            const history = yield* edits.entries(current.id)
-            return seeOther(`/articles/${current.id}?saved=${history[0]?.number ?? 0}`)
+            return seeOther(
+              `/articles/${current.id}?saved=${Option.getOrElse(Option.map(outcome.right, String), () => "none")}`
+            )
           })
         )
       })

@@ -1,15 +1,23 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { Articles } from "../Articles/Articles.js"
-import { ArticleEdits } from "../Articles/Edits.js"
+import { ArticleRevisions } from "../Articles/Revisions.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { publicError } from "../Domain/Errors.js"
 import { ArticleId } from "../Domain/Ids.js"
+import { MAX_PAGE, pageNumberOf } from "../Domain/Pagination.js"
 import type { SafeHtml } from "../Ui/Html.js"
 import type { EditorValues } from "./ArticleEditor.js"
 import { explain } from "./ArticleErrors.js"
 import { articlePage } from "./ArticlePages.js"
-import { sendPage, type Viewer } from "./Layout.js"
+import { notFoundPage, sendPage, type Viewer } from "./Layout.js"
+
+/** Revisions per page of the article page's history. */
+export const REVISIONS_PER_PAGE = 20
+
+/** The history's page from the article page's address (`history_page`); anything that is not one is the first. */
+export const historyPageOf = (url: string) =>
+  pageNumberOf(new URL(url, "http://localhost").searchParams.get("history_page"), MAX_PAGE)
 
 /** A path or query number (an id, a revision): digits without a leading zero, or None. */
 export const positive = (value: string | undefined | null) =>
@@ -29,11 +37,12 @@ const editorOf = (article: ArticleWithBody): EditorValues => ({
 
 /**
  * What the article's routes share: the viewer's article, and the article page (with the editor's values, a notice,
- * a refusal or a preview) answered with the refusal's status.
+ * a refusal or a preview, a page of its history) answered with the refusal's status. The history is a page of the
+ * API's revisions list (`GET /articles/{id}/revisions`), read with the viewer's credential.
  */
 export const articleView = Effect.gen(function* () {
   const articles = yield* Articles
-  const edits = yield* ArticleEdits
+  const revisions = yield* ArticleRevisions
 
   /** The viewer's article, or None (missing and foreign look the same). */
   const ownArticle = (viewer: Viewer, id: ArticleId) => articles.get(viewer.credential, id).pipe(Effect.option)
@@ -41,10 +50,13 @@ export const articleView = Effect.gen(function* () {
   const showArticle = (
     viewer: Viewer,
     article: ArticleWithBody,
-    extra: { editor?: EditorValues; notice?: string; failure?: unknown; preview?: SafeHtml } = {}
+    extra: { editor?: EditorValues; notice?: string; failure?: unknown; preview?: SafeHtml; historyPage?: number } = {}
   ) =>
     Effect.gen(function* () {
-      const history = yield* edits.entries(article.id)
+      const history = yield* revisions.list(viewer.credential, article.id, {
+        page: extra.historyPage ?? 1,
+        per_page: REVISIONS_PER_PAGE
+      })
       return sendPage(
         articlePage({
           viewer,
@@ -57,7 +69,10 @@ export const articleView = Effect.gen(function* () {
         }),
         extra.failure === undefined ? 200 : publicError(extra.failure).status
       )
-    })
+    }).pipe(
+      // Deleted since it was read: the article is gone.
+      Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "article")))
+    )
 
   return { ownArticle, showArticle }
 })

@@ -1,7 +1,6 @@
 import { HttpApiBuilder, HttpRouter } from "@effect/platform"
 import { Effect, Either, Option, Schema } from "effect"
 import type { EditContext } from "../Articles/Changes.js"
-import { ArticleEdits } from "../Articles/Edits.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { FeaturedImageMultipart } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
@@ -20,7 +19,6 @@ const decodeImageFields = (fields: unknown) =>
 export const FeaturedImageRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const guard = yield* PageGuard
-    const edits = yield* ArticleEdits
     const featuredImages = yield* FeaturedImages
     const { ownArticle, showArticle } = yield* articleView
 
@@ -53,8 +51,7 @@ export const FeaturedImageRoutesLive = HttpApiBuilder.Router.use((router) =>
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
               return yield* showArticle(viewer, current, { failure: outcome.left })
             }
-            const history = yield* edits.entries(current.id)
-            return seeOther(`/articles/${current.id}?saved=${history[0]?.number ?? 0}`)
+            return seeOther(`/articles/${current.id}?saved=${outcome.right.data.revision}`)
           })
         )
       })

@@ -12,7 +12,7 @@ import { SitesRoutesLive } from "./SitesRoutes.js"
 
 /**
  * The web pages for signed-in users (websites, articles, activity, site connection) and their static files. Sign-in and sign-out are
- * with the OAuth routes; the feature services (Sites, Stats, Articles, Backlinks, ApiKeys) come from the server's ServicesLive.
+ * with the OAuth routes; the feature services (Sites, Stats, Articles, ArticleRevisions, Backlinks, ApiKeys) come from the server's ServicesLive.
  */
 export const WebPagesLive = Layer.mergeAll(
   AssetRoutesLive,

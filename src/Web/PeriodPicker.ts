@@ -77,17 +77,20 @@ export const periodHeading = (view: PeriodView, stats: Stats) => {
 
 /**
  * The period picker: the presets as links, a month and a range of days as small GET forms. Each keeps the article
- * status filter; paging starts again from the first page.
+ * status filter and search; paging starts again from the first page.
  */
 export const periodPicker = (
   siteId: number,
-  view: { readonly period: PeriodView; readonly status: string | undefined }
+  view: { readonly period: PeriodView; readonly status: string | undefined; readonly q: string | undefined }
 ) => {
   const action = `/sites/${siteId}#summary`
-  const keepStatus = view.status === undefined ? null : html`<input type="hidden" name="status" value="${view.status}">`
+  const kept = new URLSearchParams()
+  if (view.status !== undefined) kept.set("status", view.status)
+  if (view.q !== undefined) kept.set("q", view.q)
+  const keepList = [...kept].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)
   const presetHref = (period: Preset) => {
     const params = periodParams({ kind: "preset", period })
-    if (view.status !== undefined) params.set("status", view.status)
+    for (const [name, value] of kept) params.set(name, value)
     const query = params.toString()
     return `/sites/${siteId}${query === "" ? "" : `?${query}`}#summary`
   }
@@ -100,7 +103,7 @@ export const periodPicker = (
   )}</ul></nav>
 <div class="pickers">
 <form method="get" action="${action}" class="inline">
-${keepStatus}
+${keepList}
 <div><label for="period-month">A month <span class="hint">(YYYY-MM)</span></label>
 <input type="text" id="period-month" name="period" required pattern="[0-9]{4}-[0-9]{2}" placeholder="2026-01"
   inputmode="numeric" maxlength="7" size="8" autocomplete="off"
@@ -108,7 +111,7 @@ ${keepStatus}
 <button type="submit">Show month</button>
 </form>
 <form method="get" action="${action}" class="inline">
-${keepStatus}
+${keepList}
 <div><label for="period-from">From <span class="hint">(YYYY-MM-DD)</span></label>
 <input type="text" id="period-from" name="from" required pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-01"
   inputmode="numeric" maxlength="10" size="11" autocomplete="off" value="${range?.from ?? ""}"></div>

@@ -82,8 +82,7 @@ export const RevisionRoutesLive = HttpApiBuilder.Router.use((router) =>
                 publicError(outcome.left).status
               )
             }
-            const history = yield* edits.entries(article.id)
-            return seeOther(`/articles/${article.id}?saved=${history[0]?.number ?? 0}`)
+            return seeOther(`/articles/${article.id}?saved=${outcome.right.revision}`)
           })
         )
       })

@@ -1,10 +1,11 @@
-import type { Article, ArticleStatus } from "../Domain/Article.js"
+import type { ArticleStatus, ListedArticle } from "../Domain/Article.js"
 import type { Backlink, BacklinkCategory } from "../Domain/Backlink.js"
 import type { PageMeta } from "../Domain/Pagination.js"
+import { MAX_SEARCH_CHARACTERS } from "../Domain/Search.js"
 import type { Site } from "../Domain/Site.js"
 import type { MonthStats, Stats } from "../Domain/Stats.js"
 import { countsList, monthCharts } from "../Ui/Charts.js"
-import { html, userText, userTextOr } from "../Ui/Html.js"
+import { html, userText, userTextOr, visibleControls } from "../Ui/Html.js"
 import { externalLink, layout, none, pager, stackedTable, tableWrap, timestamp, type Viewer } from "./Layout.js"
 import { type PeriodView, periodHeading, periodParams, periodPicker } from "./PeriodPicker.js"
 
@@ -48,10 +49,12 @@ ${sites.data.map(
 ${pager("Pages of websites", sites.meta, (page) => `/sites?page=${page}`)}`
   })
 
-/** Where the website page is: the period of its counts, the status filter and the page of each list. */
+/** Where the website page is: the period of its counts, the status filter, the search and the page of each list. */
 export interface SiteView {
   readonly period: PeriodView
   readonly status: ArticleStatus | undefined
+  /** The articles' search, as the list accepted it (none when the box was empty or the search was refused). */
+  readonly q: string | undefined
   readonly page: number
   readonly industry_page: number
   readonly local_page: number
@@ -61,6 +64,7 @@ export interface SiteView {
 export const siteHref = (siteId: number, view: SiteView, fragment = "") => {
   const params = periodParams(view.period)
   if (view.status !== undefined) params.set("status", view.status)
+  if (view.q !== undefined) params.set("q", view.q)
   if (view.page !== 1) params.set("page", String(view.page))
   if (view.industry_page !== 1) params.set("industry_page", String(view.industry_page))
   if (view.local_page !== 1) params.set("local_page", String(view.local_page))
@@ -68,11 +72,16 @@ export const siteHref = (siteId: number, view: SiteView, fragment = "") => {
   return `/sites/${siteId}${query === "" ? "" : `?${query}`}${fragment}`
 }
 
-const statusFilter = (
-  site: Site,
-  view: SiteView
-) => html`<form method="get" action="/sites/${site.id}#articles" class="inline">
-${[...periodParams(view.period)].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
+/** Hidden fields that carry `params` through a GET form. */
+const hiddenFields = (params: URLSearchParams) =>
+  [...params].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)
+
+/** The status filter; it keeps the period and the search, and starts the list again from its first page. */
+const statusFilter = (site: Site, view: SiteView) => {
+  const keep = periodParams(view.period)
+  if (view.q !== undefined) keep.set("q", view.q)
+  return html`<form method="get" action="/sites/${site.id}#articles" class="inline">
+${hiddenFields(keep)}
 <div><label for="status">Status</label>
 <select id="status" name="status">
 <option value=""${view.status === undefined ? html` selected` : null}>All statuses</option>
@@ -82,17 +91,58 @@ ${ARTICLE_STATUSES.map(
 </select></div>
 <button type="submit">Show</button>
 </form>`
+}
+
+/** What the search box shows: the text as typed, and why the list refused it (the page is then a 422). */
+export interface SearchBox {
+  readonly typed: string
+  readonly error: string | undefined
+}
+
+/**
+ * The articles' search: a GET form that keeps the period and the status filter and starts the list again from its
+ * first page. The typed text is written back as it came, its control characters made visible (an attribute cannot
+ * isolate them). A refused search is said under the box, which names it; an accepted one says how many articles
+ * it found and offers to clear it.
+ */
+const searchForm = (site: Site, view: SiteView, box: SearchBox, found: number) => {
+  const keep = periodParams(view.period)
+  if (view.status !== undefined) keep.set("status", view.status)
+  const invalid = box.error === undefined ? null : html` aria-invalid="true" aria-describedby="article-search-error"`
+  return html`<form method="get" action="/sites/${site.id}#articles" role="search" aria-label="Articles" class="inline search">
+${hiddenFields(keep)}
+<div><label for="article-search">Search the articles <span class="hint">(title, keyword or text)</span></label>
+<input type="search" id="article-search" name="q" maxlength="${MAX_SEARCH_CHARACTERS}" autocomplete="off"
+  value="${visibleControls(box.typed)}"${invalid}></div>
+<button type="submit">Search</button>
+</form>
+${
+  box.error === undefined
+    ? null
+    : html`<p class="error" id="article-search-error" role="alert">That search cannot be run: ${box.error} All articles are listed instead.</p>`
+}
+${
+  view.q === undefined
+    ? null
+    : html`<p class="search-result" role="status">${found} ${found === 1 ? "article" : "articles"} found for “${userText(view.q)}”, most relevant first.
+<a href="${siteHref(site.id, { ...view, q: undefined, page: 1 }, "#articles")}">Clear search</a></p>`
+}`
+}
 
 const badge = (value: string | null) => (value === null ? none : html`<span class="badge ${value}">${value}</span>`)
 
-const articlesTable = (articles: Listed<Article>) =>
+/** A searched article's excerpt around the hit, under its title. */
+const matchOf = (article: ListedArticle) =>
+  article.match === undefined ? null : html`<span class="match">${userText(article.match)}</span>`
+
+const articlesTable = (articles: Listed<ListedArticle>, searched: boolean) =>
   articles.data.length === 0
     ? html`<p>No articles${articles.meta.total === 0 ? null : html` on this page`}.</p>`
     : stackedTable({
-        caption: "Articles, newest first",
+        caption: searched ? "Articles found, most relevant first" : "Articles, newest first",
         columns: [{ label: "Title" }, { label: "Status" }, { label: "Published" }, { label: "Words", num: true }],
         rows: articles.data.map((article) => [
-          html`<a href="/articles/${article.id}">${userTextOr(article.title, `Article ${article.id}`)}</a>`,
+          html`<a href="/articles/${article.id}">${userTextOr(article.title, `Article ${article.id}`)}</a>${matchOf(article)}`,
           badge(article.status),
           timestamp(article.published_at),
           article.word_count ?? none
@@ -124,7 +174,7 @@ const categoryTitle: Record<BacklinkCategory, string> = { industry: "Industry ba
 
 /**
  * `GET /sites/:id`: the counts of the chosen period (with the picker), the last twelve months as charts, the
- * articles (filtered, paged), the backlinks by category (paged). `periodError` says why a chosen period was refused
+ * articles (searched, filtered, paged), the backlinks by category (paged). `periodError` says why a chosen period was refused
  * (the counts are then this month's).
  */
 export const sitePage = (options: {
@@ -134,7 +184,8 @@ export const sitePage = (options: {
   readonly stats: Stats
   readonly periodError: string | undefined
   readonly months: ReadonlyArray<MonthStats>
-  readonly articles: Listed<Article>
+  readonly articles: Listed<ListedArticle>
+  readonly search: SearchBox
   readonly backlinks: Record<BacklinkCategory, Listed<Backlink>>
 }) => {
   const { site, view } = options
@@ -166,8 +217,9 @@ ${countsList(options.stats)}
 ${monthCharts(options.months)}
 </section>
 <h2 id="articles">Articles (${options.articles.meta.total})</h2>
+${searchForm(site, view, options.search, options.articles.meta.total)}
 ${statusFilter(site, view)}
-${articlesTable(options.articles)}
+${articlesTable(options.articles, view.q !== undefined)}
 ${pager("Pages of articles", options.articles.meta, (page) => siteHref(site.id, { ...view, page }, "#articles"))}
 <h2>Backlinks</h2>
 ${backlinks("industry")}

@@ -5,14 +5,16 @@ import { Articles } from "../Articles/Articles.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import type { ArticleStatus } from "../Domain/Article.js"
 import type { BacklinkCategory } from "../Domain/Backlink.js"
+import { fromParseError } from "../Domain/DecodeIssues.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { pageNumberOf } from "../Domain/Pagination.js"
+import { ArticlesQuery } from "../Domain/Queries.js"
 import { Sites } from "../Sites/Sites.js"
 import { Stats } from "../Stats/Stats.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
 import { periodQueryOf, periodViewOf, THIS_MONTH as THIS_MONTH_VIEW } from "./PeriodPicker.js"
-import { ARTICLE_STATUSES, type SiteView, sitePage, sitesPage } from "./SitesPages.js"
+import { ARTICLE_STATUSES, type SearchBox, type SiteView, sitePage, sitesPage } from "./SitesPages.js"
 
 const SITES_PER_PAGE = 50
 const ITEMS_PER_PAGE = 20
@@ -29,9 +31,24 @@ const searchOf = (url: string) => new URL(url, "http://localhost").searchParams
 
 const decodeSitePath = Schema.decodeUnknownOption(SitePath)
 
+const decodeSearch = Schema.decodeUnknownEither(ArticlesQuery.pick("q"))
+
+/**
+ * The search box's text as the articles list reads `q`, by the list's own schema. Right: the search, or none when
+ * the box was left empty. Left: why the list refuses it, in the API's words.
+ */
+const searchOfBox = (typed: string): Either.Either<string | undefined, string> =>
+  typed.trim() === ""
+    ? Either.right(undefined)
+    : decodeSearch({ q: typed }).pipe(
+        Either.map((query) => query.q),
+        Either.mapLeft((error) => fromParseError(error).message)
+      )
+
 /**
  * `GET /` (to the websites), `GET /sites` (the account's websites with this month's counts) and `GET /sites/:id`
- * (one website: this month's counts, its articles by status, its backlinks by category). Another account's website
+ * (one website: this month's counts, its articles by status or by a search, as `GET …/articles` lists them, its
+ * backlinks by category). Another account's website
  * is a 404, exactly like a missing one.
  */
 export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
@@ -79,7 +96,13 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
         return { counts, period: THIS_MONTH_VIEW, error: counted.left }
       })
 
-    const showSite = (viewer: Viewer, siteId: SiteId, view: Omit<SiteView, "period">, search: URLSearchParams) =>
+    const showSite = (
+      viewer: Viewer,
+      siteId: SiteId,
+      view: Omit<SiteView, "period">,
+      box: SearchBox,
+      search: URLSearchParams
+    ) =>
       Effect.gen(function* () {
         const site = yield* sites.requireReadable(viewer.credential, siteId)
         const backlinksOf = (category: BacklinkCategory, page: number) =>
@@ -90,6 +113,7 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
             months: stats.monthly(viewer.credential, siteId, CHART_MONTHS),
             articles: articles.list(viewer.credential, siteId, {
               status: view.status,
+              q: view.q,
               page: view.page,
               per_page: ITEMS_PER_PAGE
             }),
@@ -107,8 +131,11 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
             periodError: shown.period.error,
             months: shown.months,
             articles: shown.articles,
+            search: box,
             backlinks: { industry: shown.industry, local: shown.local }
-          })
+          }),
+          // A refused search is the list's 422; the page still shows the website, its articles unsearched.
+          box.error === undefined ? 200 : 422
         )
       })
 
@@ -120,13 +147,17 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
           const siteId = Option.map(decodeSitePath(params), (path) => path.id)
           if (Option.isNone(siteId)) return notFoundPage(viewer, "website")
           const search = searchOf(request.url)
+          const typed = search.get("q") ?? ""
+          const q = searchOfBox(typed)
+          const box = { typed, error: Either.isLeft(q) ? q.left : undefined }
           const view = {
             status: statusOf(search.get("status")),
+            q: Either.getOrUndefined(q),
             page: pageNumber(search.get("page")),
             industry_page: pageNumber(search.get("industry_page")),
             local_page: pageNumber(search.get("local_page"))
           }
-          return yield* showSite(viewer, siteId.value, view, search).pipe(
+          return yield* showSite(viewer, siteId.value, view, box, search).pipe(
             Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "website"))),
             // The view's values are all valid by construction; anything else is a defect.
             Effect.orDie
