@@ -196,11 +196,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
       it.effect(`a NUL in ${field} is 422 naming ${field}`, () =>
         Effect.gen(function* () {
           const { key, id } = yield* article
-          const result = yield* send(`/api/v1/articles/${id}`, key, {
-            method: "PATCH",
-            contentType: "application/json",
-            body: JSON.stringify(value)
-          })
+          const result = yield* request("PATCH", `/api/v1/articles/${id}`, { key, json: value })
           assert.strictEqual(result.status, 422, JSON.stringify(result.body))
           assert.include(result.body.message, field)
         })
@@ -210,17 +206,12 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
     it.effect("a NUL in a PUT body and in an image url are 422 naming the field", () =>
       Effect.gen(function* () {
         const { key, id } = yield* article
-        const put = yield* send(`/api/v1/articles/${id}`, key, {
-          method: "PUT",
-          contentType: "application/json",
-          body: JSON.stringify({ body: "<p>a\u0000b</p>" })
-        })
+        const put = yield* request("PUT", `/api/v1/articles/${id}`, { key, json: { body: "<p>a\u0000b</p>" } })
         assert.strictEqual(put.status, 422)
         assert.include(put.body.message, "body")
-        const image = yield* send(`/api/v1/articles/${id}/featured-image`, key, {
-          method: "POST",
-          contentType: "application/json",
-          body: JSON.stringify({ url: "https://img.example/a\u0000.png" })
+        const image = yield* request("POST", `/api/v1/articles/${id}/featured-image`, {
+          key,
+          json: { url: "https://img.example/a\u0000.png" }
         })
         assert.strictEqual(image.status, 422)
         assert.include(image.body.message, "url")
