@@ -10,6 +10,7 @@ import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { ArticleId, SiteId } from "../src/Domain/Ids.js"
 import { MAX_MATCH_CHARACTERS } from "../src/Domain/Search.js"
 import { Importer } from "../src/Import/Import.js"
+import { articleEditor, PROTECTED_BODY } from "./support/ArticlePage.js"
 import { assertError } from "./support/ArticleWrites.js"
 import { patchArticle, putArticle, request } from "./support/Http.js"
 import { newMcpSession, toolData, toolError } from "./support/McpSession.js"
@@ -257,6 +258,18 @@ layer(TestServerLive)("GET /sites/{id}/articles?q=", (it) => {
       ])
       assert.deepStrictEqual(yield* found(key, siteId, "squeaks"), [])
       assert.deepStrictEqual(yield* found(key, siteId, "overflowing cistern"), [id])
+    })
+  )
+
+  it.effect("what is found follows a save in the editor", () =>
+    Effect.gen(function* () {
+      const { key, articleId, save } = yield* articleEditor
+      const { site_id } = (yield* request("GET", `/api/v1/articles/${articleId}`, { key })).body.data
+      assert.deepStrictEqual(yield* found(key, site_id, "today"), [articleId])
+      const saved = yield* save({ body: PROTECTED_BODY.replace("today", "this weekend") })
+      assert.strictEqual(saved.status, 303, saved.text)
+      assert.deepStrictEqual(yield* found(key, site_id, "today"), [])
+      assert.deepStrictEqual(yield* found(key, site_id, '"this weekend"'), [articleId])
     })
   )
 
