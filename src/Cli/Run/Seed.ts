@@ -109,7 +109,7 @@ export const demoLines = (demo: DemoSignIn): ReadonlyArray<string> =>
     : [
         "The demo data is already in this database: its websites, articles and backlinks are left as they are.",
         `Demo sign-in: ${demo.email}`,
-        "The password is unchanged: use the one shown when the demo data was first imported.",
+        "The password is unchanged: the one shown when the demo data was first imported, or the one set since (a reset on the sign-in page, or cbs account password).",
         `API key: ${demo.key}`,
         "The API key is shown only this once."
       ]
