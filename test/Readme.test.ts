@@ -30,7 +30,8 @@ describe("the README and the docs, as written", () => {
       Effect.gen(function* () {
         const dir = yield* tempDir("cbs-readme-")
         const port = yield* freePort
-        const { served, key } = yield* serveReady(yield* cbsEnv(join(dir, "data"), { PORT: String(port) }))
+        const cbs = yield* cbsEnv(join(dir, "data"), { PORT: String(port) })
+        const { served, key } = yield* serveReady(cbs)
 
         // The quick start's banner, line for line (its password and key are placeholders).
         const banner = served.stdout().split("\n")
@@ -54,7 +55,7 @@ describe("the README and the docs, as written", () => {
           process.stdout.write("Doc examples not run: no curl found.\n")
           return
         }
-        const env = { port, key, cwd: dir }
+        const env = { port, key, cwd: dir, cbs }
         for (const file of docFiles()) {
           const blocks = shellBlocks(file).filter((block) => block.notRun === undefined)
           const run = runBlocks(blocks, env)

@@ -12,7 +12,9 @@ import { fileURLToPath } from "node:url"
 //   first, then docs/*.md by name, all on the same demo data: a later file sees what an earlier one changed.
 // - Every `curl` command (a line starting `curl `) must be answered 2xx, unless the line before it announces its
 //   status: `# → 412 precondition_failed …`; then it must be answered exactly that.
-// - `http://localhost:3000` becomes the test server's address and `API_KEY=cbs_…` its demo key.
+// - Any other command must succeed (the blocks run under `set -euo pipefail`).
+// - `http://localhost:3000` becomes the test server's address and `API_KEY=cbs_…` its demo key; `node bin/cbs.js` runs
+//   on the server's database, from any directory.
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -67,16 +69,21 @@ export const curlsOf = (blocks: ReadonlyArray<ShellBlock>) =>
   )
 
 /**
- * Runs `blocks` in one bash in `cwd`, with `port` for localhost:3000 and `key` for the doc's key: its exit status,
+ * Runs `blocks` in one bash in `cwd` with the environment `cbs` (the server's, so that `node bin/cbs.js` works on
+ * its database), with `port` for localhost:3000 and `key` for the doc's key: its exit status,
  * and `<file>:<line> <status>` for each curl answered. A curl's answer goes to stdout, as for a pipe after the
  * command; one answered other than announced stops the run, saying so on stderr.
  */
-export const runBlocks = (blocks: ReadonlyArray<ShellBlock>, env: { port: number; key: string; cwd: string }) => {
+export const runBlocks = (
+  blocks: ReadonlyArray<ShellBlock>,
+  env: { port: number; key: string; cwd: string; cbs: NodeJS.ProcessEnv }
+) => {
   const script = blocks
     .flatMap(instrumented)
     .join("\n")
     .replaceAll("http://localhost:3000", `http://localhost:${env.port}`)
     .replace(/^API_KEY=cbs_….*$/gm, `API_KEY=${env.key}`)
+    .replaceAll("node bin/cbs.js ", `node ${join(root, "bin/cbs.js")} `)
   const run = spawnSync(
     "bash",
     [
@@ -92,7 +99,7 @@ curl() {
 }
 ${script}`
     ],
-    { cwd: env.cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
+    { cwd: env.cwd, env: env.cbs, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }
   )
   const answered = run.stderr.split("\n").filter((line) => /^\S+:\d+ \d{3}$/.test(line))
   return { status: run.status, answered, stderr: run.stderr }
