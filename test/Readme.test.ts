@@ -1,38 +1,37 @@
-import { spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { cbsEnv, freePort, serveReady, tempDir } from "./support/CbsProcess.js"
+import { curlsOf, docFiles, hasCurl, runBlocks, shellBlocks } from "./support/DocExamples.js"
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
 
-/** The first fenced block (its body) after the heading `heading`. */
-const blockAfter = (heading: string) => {
-  const start = readme.indexOf(`\n${heading}\n`)
-  assert.isAtLeast(start, 0, `README has no ${heading}`)
-  const match = /```[a-z]*\n([\s\S]*?)\n```/.exec(readme.slice(start))
-  assert.isNotNull(match, `no code block after ${heading}`)
-  return match![1]!
-}
-
-/** Whether `curl` is on the PATH. */
-const hasCurl = () => spawnSync("bash", ["-c", "command -v curl"], { encoding: "utf8" }).status === 0
-
-describe("the README, as written", () => {
+describe("the README and the docs, as written", () => {
   it("warns that the first start can take up to a minute, and why, before anyone thinks it hung", () => {
     const quickStart = readme.slice(0, readme.indexOf("Content and backlink service listening on"))
     assert.match(quickStart, /first start can take up to a minute on a slow machine/)
     assert.match(quickStart, /builds the program[\s\S]*migrates the database/)
   })
 
+  it("a block that is not run says why right before its fence, so none is skipped unnoticed", () => {
+    for (const file of docFiles()) {
+      const text = readFileSync(new URL(`../${file}`, import.meta.url), "utf8")
+      const markers = text.split("\n").flatMap((line, i, lines) => (/^<!-- not run/.test(line) ? [lines[i + 1]] : []))
+      for (const next of markers)
+        assert.match(next ?? "", /^```(sh|bash|shell)$/, `${file}: a not-run marker stands before its block`)
+    }
+    assert.isAtLeast(shellBlocks("README.md").filter((block) => block.notRun === undefined).length, 1)
+  })
+
   it.live(
-    "npm start's banner is the one the quick start shows, and every API example runs on the demo data",
+    "npm start's banner is the one the quick start shows, and every shell example of the docs runs on the demo data",
     () =>
       Effect.gen(function* () {
         const dir = yield* tempDir("cbs-readme-")
         const port = yield* freePort
-        const { served, key } = yield* serveReady(yield* cbsEnv(join(dir, "data"), { PORT: String(port) }))
+        const cbs = yield* cbsEnv(join(dir, "data"), { PORT: String(port) })
+        const { served, key } = yield* serveReady(cbs)
 
         // The quick start's banner, line for line (its password and key are placeholders).
         const banner = served.stdout().split("\n")
@@ -50,30 +49,32 @@ describe("the README, as written", () => {
           )
         }
 
-        // The API examples, with the key npm start printed and this server's port; any answer but 2xx fails. They are
-        // curl commands: where there is no curl (a build sandbox), they are not run, and the test says so.
+        // Every doc's shell examples, as written, on this demo (test/support/DocExamples.ts has the conventions).
+        // They are curl commands: where there is no curl (a build sandbox), they are not run, and the test says so.
         if (!hasCurl()) {
-          process.stdout.write("README API examples not run: no curl found.\n")
+          process.stdout.write("Doc examples not run: no curl found.\n")
           return
         }
-        const examples = blockAfter("## The API by example")
-          .replace("http://localhost:3000", `http://localhost:${port}`)
-          .replace(/^API_KEY=cbs_….*$/m, `API_KEY=${key}`)
-        const calls = examples.split("\n").filter((line) => /^curl /.test(line)).length
-        const run = spawnSync(
-          "bash",
-          [
-            "-c",
-            `set -euo pipefail
-curl() { command curl -fsS -o /dev/null -w '%{http_code} %{url_effective}\\n' "$@"; }
-${examples}`
-          ],
-          { cwd: dir, encoding: "utf8" }
-        )
-        assert.strictEqual(run.status, 0, `${run.stdout}\n${run.stderr}`)
-        const answered = run.stdout.trim().split("\n")
-        assert.strictEqual(answered.length, calls, run.stdout)
-        for (const line of answered) assert.match(line, /^20\d /, run.stdout)
+        const env = { port, key, cwd: dir, cbs }
+        for (const file of docFiles()) {
+          const blocks = shellBlocks(file).filter((block) => block.notRun === undefined)
+          const run = runBlocks(blocks, env)
+          assert.strictEqual(run.status, 0, run.stderr)
+          assert.deepStrictEqual(
+            run.answered.map((line) => line.split(" ")[0]),
+            curlsOf(blocks),
+            run.stderr
+          )
+          // What the examples leave behind still shows: every article's featured image is one this service serves.
+          if (blocks.length > 0) yield* imagesServed(port, key)
+        }
+
+        // The convention itself: an announced status must be the one answered, and an unannounced non-2xx fails.
+        const block = (...lines: Array<string>) => [{ file: "example.md", line: 1, lines, notRun: undefined }]
+        const missing = `curl "http://localhost:3000/api/v1/articles/999999" -H "X-API-Key: ${key}"`
+        assert.strictEqual(runBlocks(block("# → 404 not_found", missing), env).status, 0)
+        assert.notStrictEqual(runBlocks(block("# a missing article", missing), env).status, 0)
+        assert.notStrictEqual(runBlocks(block("# → 409 replacement_conflict", missing), env).status, 0)
       }).pipe(Effect.scoped),
     240_000
   )
@@ -87,3 +88,21 @@ function bannerOf() {
   assert.isDefined(banner, "the quick start shows the banner")
   return banner![2]!.split("\n")
 }
+
+/** Checks that every demo article's featured image, if any, is served by the service on `port`. */
+const imagesServed = (port: number, key: string) =>
+  Effect.promise(async () => {
+    for (const site of [1, 2]) {
+      const list = await fetch(`http://localhost:${port}/api/v1/sites/${site}/articles?per_page=100`, {
+        headers: { authorization: `Bearer ${key}` }
+      })
+      const { data } = (await list.json()) as { data: ReadonlyArray<{ id: number; featured_image_url: string | null }> }
+      for (const { id, featured_image_url: url } of data) {
+        if (url === null) continue
+        assert.isTrue(url.startsWith(`http://localhost:${port}/`), `article ${id}: ${url}`)
+        const image = await fetch(url)
+        assert.strictEqual(image.status, 200, `article ${id}: ${url}`)
+        assert.match(image.headers.get("content-type") ?? "", /^image\//, `article ${id}: ${url}`)
+      }
+    }
+  })
