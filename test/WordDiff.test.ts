@@ -44,6 +44,13 @@ describe("word diff", () => {
     assert.include(heading, "(was a paragraph)")
   })
 
+  it("shows a link whose address changed as a formatting change naming the old address, and keeps lines of pre", () => {
+    const out = shown('<p>See <a href="/old">the guide</a>.</p>', '<p>See <a href="/new">the guide</a>.</p>')
+    assert.include(out, 'title="Formatting changed, was a link to /old"><a href="/new"')
+    assert.notInclude(out, "<del>")
+    assert.include(shown("<pre>a = 1\nb = 2</pre>", "<pre>a = 1\nb = 3</pre>"), "a = 1<br>b = <del>2</del><ins>3</ins>")
+  })
+
   it("escapes HTML written as text, and never copies the body's markup", () => {
     const out = shown(
       '<p class="x" onclick="a()">Use &lt;script&gt; here</p>',
