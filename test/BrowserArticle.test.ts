@@ -78,6 +78,12 @@ describe.runIf(browserAvailable())("in a browser", () => {
 
           yield* follow(page, () => page.getByRole("link", { name: "1", exact: true }).click())
           assert.strictEqual(yield* text(page, "h1"), "Revision 1 of Second")
+          // The current body's new paragraphs, as they read; then behind "Show HTML" its lines of source.
+          assert.deepStrictEqual(yield* inBrowser(() => page.locator("div.word-diff p.added").allInnerTexts()), [
+            "Second version.",
+            longLine.slice(3, -4).trim()
+          ])
+          yield* inBrowser(() => page.getByText("Show HTML").click())
           assert.include(yield* text(page, ".diff-summary"), "0 lines removed, 2 lines added")
           assert.include(yield* text(page, "pre.diff"), "+ <p>Second version.</p>")
           yield* checkPage(page, "revision")

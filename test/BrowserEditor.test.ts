@@ -209,27 +209,41 @@ describe.runIf(browserAvailable())("in a browser", () => {
         })
       )
 
-      it.scoped(`${at}: Preview changes shows the service's diff and title change in the page; nothing is saved`, () =>
+      it.scoped(`${at}: Preview changes shows the change word by word in the page, the HTML diff a click away`, () =>
         Effect.gen(function* () {
           yield* startClock
           const { page, articleId } = yield* onArticle(screen)
           yield* inBrowser(() => page.getByLabel("Title").fill("Pipes in a cold winter"))
-          yield* endOf(page, "Drain the outdoor taps.")
-          yield* inBrowser(() => page.keyboard.type(" Today."))
+          // One word changed: "outdoor" becomes "garden".
+          yield* endOf(page, "Drain the outdoor")
+          yield* inBrowser(async () => {
+            for (let i = 0; i < "outdoor".length; i++) await page.keyboard.press("Backspace")
+            await page.keyboard.type("garden")
+          })
           const url = page.url()
           yield* inBrowser(async () => {
             await page.getByRole("button", { name: "Preview changes" }).click()
             await page.locator("#preview h2").waitFor()
           })
           assert.strictEqual(page.url(), url, "the preview comes into the page")
-          const preview = yield* text(page, "#preview")
-          assert.include(preview, "Preview of your change")
-          assert.include(preview, "Pipes in winter → Pipes in a cold winter")
-          assert.include(yield* text(page, "#preview pre.diff ins"), "+<p>Drain the outdoor taps. Today.</p>")
+          assert.include(yield* text(page, "#preview"), "Preview of your change")
+          assert.strictEqual(yield* text(page, "#preview dl.field-changes ins"), "a cold")
+          // The paragraph as it reads, that word struck and the new one marked; nothing else marked.
+          assert.strictEqual(yield* text(page, "#preview .word-diff p.changed"), "Drain the outdoorgarden taps.")
+          const marked = (selector: string) =>
+            inBrowser(() => page.locator(`#preview div.word-diff ${selector}`).allInnerTexts())
+          assert.deepStrictEqual(yield* marked("del"), ["outdoor"])
+          assert.deepStrictEqual(yield* marked("ins"), ["garden"])
+          // The kept protected link is shown as a link, with its padlock.
+          assert.deepStrictEqual(yield* marked("mark.protected-source a"), [PARTNER.text])
+          // The HTML diff is there behind "Show HTML".
+          assert.isFalse(yield* inBrowser(() => page.locator("#preview pre.diff").isVisible()))
+          yield* inBrowser(() => page.getByText("Show HTML").click())
+          assert.include(yield* text(page, "#preview pre.diff ins"), "+<p>Drain the garden taps.</p>")
           assert.include(yield* text(page, "#preview pre.diff del"), "-<p>Drain the outdoor taps.</p>")
           assert.strictEqual((yield* revisions(articleId)).length, 1, "a preview saves nothing")
           // The typed text is still in the editor, ready to save.
-          assert.include(yield* shownText(editor(page)), "Drain the outdoor taps. Today.")
+          assert.include(yield* shownText(editor(page)), "Drain the garden taps.")
           yield* checkPage(page, "editor-preview")
 
           // A change the service would refuse is shown as the refusal, in place.
@@ -324,6 +338,9 @@ describe.runIf(browserAvailable())("in a browser", () => {
             page.getByLabel("HTML body").fill(BODY.replace("Drain the outdoor taps.", "Drain the taps."))
           )
           yield* follow(page, () => page.getByRole("button", { name: "Preview changes" }).click())
+          assert.strictEqual(yield* text(page, "#preview div.word-diff del"), "outdoor")
+          // "Show HTML" opens without script too.
+          yield* inBrowser(() => page.getByText("Show HTML").click())
           assert.include(yield* text(page, "#preview pre.diff ins"), "+<p>Drain the taps.</p>")
           assert.include(yield* inBrowser(() => page.getByLabel("HTML body").inputValue()), "Drain the taps.")
           assert.strictEqual((yield* revisions(articleId)).length, 1)

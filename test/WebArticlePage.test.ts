@@ -233,10 +233,8 @@ layer(TestServerLive)("web pages: article", (it) => {
           assert.include(part.text, "<ins>+&lt;p&gt;New paragraph.&lt;/p&gt;</ins>")
           // The protected link in the diff's kept lines is marked, its source as written.
           assert.match(part.text, /<mark class="protected-source"[^>]*>&lt;a data-service-protected=/)
-          assert.include(
-            part.text,
-            "<del><bdi>Pipes in winter</bdi></del> → <ins><bdi>Pipes in a cold winter</bdi></ins>"
-          )
+          assert.include(part.text, '<dt>Title</dt>\n<dd class="word-diff">Pipes in <ins>a cold</ins> winter</dd>')
+          assert.include(part.text, '<p class="block added"><ins>New paragraph.</ins></p>')
           const whole = yield* browser.post(`/articles/${articleId}/preview`, fields)
           assert.strictEqual(whole.status, 200)
           assert.isNull(whole.headers.get("x-page-part"))
@@ -255,6 +253,26 @@ layer(TestServerLive)("web pages: article", (it) => {
           assert.strictEqual(forged.status, 403)
           assert.deepStrictEqual(yield* revisions(articleId), [])
           assert.strictEqual((yield* articleRow(articleId)).title, "Pipes in winter")
+        })
+    )
+
+    it.effect(
+      "the preview of a one-word change shows that word struck and the new one marked, the HTML diff behind Show HTML",
+      () =>
+        Effect.gen(function* () {
+          const { browser, articleId, page } = yield* articleEditor
+          const fields = { ...ORIGINAL_FIELDS, csrf: page.csrf, body: PROTECTED_BODY.replace("today", "tomorrow") }
+          const part = yield* browser.post(`/articles/${articleId}/preview`, fields, { "x-page-part": "preview" })
+          assert.strictEqual(part.status, 200, part.text)
+          const words = part.text.slice(part.text.indexOf('<div class="word-diff">'), part.text.indexOf("<details"))
+          assert.match(
+            words,
+            /<p class="block changed">Read about <mark class="protected-source"[^>]*><a [^>]*>our partner<\/a><\/mark> <del>today<\/del><ins>tomorrow<\/ins>\.<\/p>/
+          )
+          assert.deepStrictEqual(words.match(/<(del|ins)>[^<]*/g), ["<del>today", "<ins>tomorrow"])
+          assert.include(part.text, '<details class="html-diff"><summary>Show HTML</summary><pre class="diff">')
+          assert.include(part.text, "<ins>+&lt;p&gt;Read about")
+          assert.deepStrictEqual(yield* revisions(articleId), [])
         })
     )
 

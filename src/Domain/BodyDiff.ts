@@ -58,27 +58,38 @@ export const lineDiff = (before: string, after: string): ReadonlyArray<DiffLine>
   ]
 }
 
-/** The diff as shown: `context` kept lines on each side of a change, longer kept runs folded into a gap. */
-export const foldDiff = (lines: ReadonlyArray<DiffLine>, context = 3): ReadonlyArray<DiffItem> => {
-  const near = lines.map(() => false)
-  lines.forEach((line, index) => {
-    if (line.kind === "same") return
-    for (let k = Math.max(0, index - context); k <= Math.min(lines.length - 1, index + context); k++) near[k] = true
+/**
+ * `items` as a diff shows them: every changed item (of a kind other than `same`) with `context` items on each side
+ * of it, each longer run of kept ones folded into one `gap(count)`.
+ */
+export const foldAround = <T extends { readonly kind: string }, G>(
+  items: ReadonlyArray<T>,
+  context: number,
+  gap: (count: number) => G
+): Array<T | G> => {
+  const near = items.map(() => false)
+  items.forEach((item, index) => {
+    if (item.kind === "same") return
+    for (let k = Math.max(0, index - context); k <= Math.min(items.length - 1, index + context); k++) near[k] = true
   })
-  const out: Array<DiffItem> = []
+  const out: Array<T | G> = []
   let folded = 0
-  lines.forEach((line, index) => {
+  items.forEach((item, index) => {
     if (near[index]) {
-      if (folded > 0) out.push({ kind: "gap", lines: folded })
+      if (folded > 0) out.push(gap(folded))
       folded = 0
-      out.push(line)
+      out.push(item)
     } else {
       folded++
     }
   })
-  if (folded > 0) out.push({ kind: "gap", lines: folded })
+  if (folded > 0) out.push(gap(folded))
   return out
 }
+
+/** The diff as shown: `context` kept lines on each side of a change, longer kept runs folded into a gap. */
+export const foldDiff = (lines: ReadonlyArray<DiffLine>, context = 3): ReadonlyArray<DiffItem> =>
+  foldAround(lines, context, (count): DiffItem => ({ kind: "gap", lines: count }))
 
 /**
  * The unified diff of `before` → `after` (`---`/`+++` headers named by `labels`, then hunks with three kept lines of

@@ -1,9 +1,10 @@
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { MAX_IMAGE_BYTES, MAX_META_DESCRIPTION, MAX_TITLE, type Preview } from "../Domain/ArticleEdits.js"
 import { unifiedDiffView } from "../Ui/DiffView.js"
-import { html, type SafeHtml, userTextOr } from "../Ui/Html.js"
+import { html, type SafeHtml } from "../Ui/Html.js"
 import { explain } from "./ArticleErrors.js"
 import { bodyFrame } from "./BodyFrame.js"
+import { bodyChangeView, fieldChangesList } from "./ChangeView.js"
 import type { Viewer } from "./Layout.js"
 
 /** What the editor shows: the saved values, or the ones just submitted when they were refused or previewed. */
@@ -44,14 +45,19 @@ export const featuredImageForm = (viewer: Viewer, article: ArticleWithBody) =>
 
 /**
  * "Preview changes": what saving would do, from the service's dry run (the same preview the API's `dry_run`
- * answers): title and meta description changes, the body's diff, and the body as it would be stored. Or the
+ * answers): title and meta description changes and the body's change, word by word (the HTML diff behind "Show
+ * HTML"), and the body as it would be stored. Or the
  * refusal saving would meet.
  */
 export const previewSection = (
   outcome:
     | {
         readonly _tag: "Preview"
-        readonly before: { readonly title: string | null; readonly meta_description: string | null }
+        readonly before: {
+          readonly title: string | null
+          readonly meta_description: string | null
+          readonly body: string
+        }
         readonly article: ArticleWithBody
         readonly preview: Preview
       }
@@ -71,23 +77,18 @@ export const previewSection = (
       after: article.meta_description
     }
   ].filter((field) => field.changed)
+  const fieldList = fields.length === 0 ? null : fieldChangesList(fields)
   return html`<h2>Preview of your change</h2>
 <p class="muted">Nothing is saved until you press Save. This is the change as the service would store it.</p>
 ${
   !preview.changed
     ? html`<p role="status">Saving now would change nothing.</p>`
-    : html`${
-        fields.length === 0
-          ? null
-          : html`<dl class="field-changes">${fields.map(
-              (field) => html`<dt>${field.label}</dt>
-<dd><del>${userTextOr(field.before, "(none)")}</del> → <ins>${userTextOr(field.after, "(none)")}</ins></dd>`
-            )}</dl>`
-      }
+    : html`${fieldList}
 ${
   preview.diff === ""
     ? html`<p>The body stays as it is.</p>`
-    : html`<h3>Body: changed lines</h3>${unifiedDiffView(preview.diff)}
+    : html`<h3>Body: the change</h3>
+${bodyChangeView(before.body, article.body, unifiedDiffView(preview.diff))}
 <h3>Body as it would be stored</h3>
 ${bodyFrame("Body as it would be stored", article.body)}`
 }`

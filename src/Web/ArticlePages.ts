@@ -8,6 +8,7 @@ import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
 import { html, type SafeHtml, userText, userTextOr, visibleControls } from "../Ui/Html.js"
 import { type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
 import { bodyFrame } from "./BodyFrame.js"
+import { bodyChangeView, fieldChangesList } from "./ChangeView.js"
 import { externalLink, layout, none, pager, stackedTable, timestamp, type Viewer } from "./Layout.js"
 import type { Listed } from "./SitesPages.js"
 
@@ -121,13 +122,19 @@ article.</p>`
   })
 }
 
-/** The diff from a revision's body to the current one: a count of changed lines, then the changes in context. */
+/**
+ * The diff from a revision's body to the current one: the text word by word, then behind "Show HTML" a count of
+ * changed lines of source and those lines in context.
+ */
 const diffView = (before: string, after: string) => {
   const lines = lineDiff(before, after)
   const removed = lines.filter((line) => line.kind === "removed").length
   const added = lines.filter((line) => line.kind === "added").length
   if (removed === 0 && added === 0) return html`<p>The body of this revision is the same as the current one.</p>`
-  return html`<p class="diff-summary"><span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>,
+  return bodyChangeView(
+    before,
+    after,
+    html`<p class="diff-summary"><span class="removed">${removed} ${removed === 1 ? "line" : "lines"} removed</span>,
 <span class="added">${added} ${added === 1 ? "line" : "lines"} added</span> (a line that changed counts as both).</p>
 ${diffBlock(
   foldDiff(lines).map(
@@ -137,6 +144,7 @@ ${diffBlock(
         : { kind: line.kind, text: `${line.kind === "same" ? " " : line.kind === "removed" ? "-" : "+"} ${line.text}` }
   )
 )}`
+  )
 }
 
 const revisionFacts = (
@@ -161,18 +169,11 @@ at ${timestamp(call.at)}${call.request_id === null ? null : html`, request <code
 const fieldChanges = (revision: RevisionRow, current: RevisionRow | undefined) => {
   if (current === undefined || current.number === revision.number) return null
   const fields = [
-    { label: "Title", before: revision.title, now: current.title },
-    { label: "Meta description", before: revision.meta_description, now: current.meta_description }
-  ].filter((field) => field.before !== field.now)
+    { label: "Title", before: revision.title, after: current.title },
+    { label: "Meta description", before: revision.meta_description, after: current.meta_description }
+  ].filter((field) => field.before !== field.after)
   return html`<h2>Title and meta description from this revision to the current ones</h2>
-${
-  fields.length === 0
-    ? html`<p>The same in both.</p>`
-    : html`<dl class="field-changes">${fields.map(
-        (field) => html`<dt>${field.label}</dt>
-<dd><del>${userTextOr(field.before, "(none)")}</del> → <ins>${userTextOr(field.now, "(none)")}</ins></dd>`
-      )}</dl>`
-}`
+${fields.length === 0 ? html`<p>The same in both.</p>` : fieldChangesList(fields)}`
 }
 
 /**
