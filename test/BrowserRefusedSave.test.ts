@@ -52,6 +52,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
             inView: true
           })
           assert.include(yield* text(page, "#editor-note"), "Nothing was saved.")
+          assert.strictEqual(new URL(page.url()).pathname, `/articles/${articleId}`, "the address names the article")
           assert.strictEqual((yield* revisions(articleId)).length, 1, "only the imported original")
           yield* checkPage(page, "editor-refused-html")
 

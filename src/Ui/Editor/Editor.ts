@@ -185,6 +185,8 @@ const note = document.getElementById("editor-note")
 if (note !== null) {
   note.focus({ preventScroll: true })
   note.scrollIntoView({ block: "center" })
+  // The page answered the form's POST: the address bar names the article page, which reloads without resending.
+  window.history.replaceState(null, "", location.pathname.replace(/\/edit$/, ""))
 }
 for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("[data-max]")) Counters(field)
 for (const input of document.querySelectorAll<HTMLInputElement>("input[type=file][data-max-bytes]")) {
