@@ -55,7 +55,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
           yield* checkPage(page, "article-saved")
 
           yield* saveInEditor(page, { body: "<p>Read about our partner today.</p>" })
-          const alert = yield* text(page, "[role=alert]")
+          const alert = yield* text(page, "#editor-note")
           assert.include(alert, "Nothing was saved.")
           assert.include(alert, `“${PARTNER.text}” → ${PARTNER.href}`)
           assert.strictEqual(

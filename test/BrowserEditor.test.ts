@@ -2,32 +2,11 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Locator, Page } from "playwright-core"
 import { demoImage } from "../src/Demo/Images.js"
-import { articleRow, PARTNER, revisions } from "./support/ArticlePage.js"
+import { articleRow, revisions } from "./support/ArticlePage.js"
 import { browserAvailable, ChromiumLive, inBrowser, screenshot } from "./support/Browser.js"
-import { follow, importedOriginal, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
-import type { Screen } from "./support/PageChecks.js"
+import { BODY, follow, LINK, onArticle, startClock, text } from "./support/BrowserFlows.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
-
-const LINK = `<a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a>`
-/** A canonical body with a heading, a protected link, a paragraph to edit and a list, one block a line. */
-const BODY = [
-  "<h2>Before the frost</h2>",
-  `<p>Read about ${LINK} today.</p>`,
-  "<p>Drain the outdoor taps.</p>",
-  "<ul><li>Insulate the pipes</li><li>Keep the heating on</li></ul>"
-].join("\n")
-
-/** A visitor whose website has an article with that body (revision 1, as imported), on the article page. */
-const onArticle = (screen: Screen, options: { readonly script?: boolean } = {}) =>
-  Effect.gen(function* () {
-    const found = yield* visitor(screen, options)
-    const original = { title: "Pipes in winter", body: BODY }
-    const articleId = yield* found.app.makeArticle(found.siteId, { ...original, meta_description: "Old meta" })
-    yield* importedOriginal(articleId, original)
-    yield* signIn(found.page, found.email, `/articles/${articleId}`)
-    return { ...found, articleId }
-  })
 
 const editor = (page: Page) => page.locator(".rich-text")
 
@@ -270,7 +249,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
           yield* endOf(page, "Drain the outdoor taps.")
           yield* inBrowser(() => page.keyboard.type(" Words worth keeping."))
           yield* save(page)
-          assert.include(yield* text(page, "[role=alert]"), "Nothing was saved.")
+          assert.include(yield* text(page, "#editor-note"), "Nothing was saved.")
           assert.include(yield* shownText(editor(page)), "Drain the outdoor taps. Words worth keeping.")
           assert.strictEqual((yield* revisions(articleId)).length, 1)
           assert.strictEqual((yield* articleRow(articleId)).body, BODY)

@@ -6,7 +6,7 @@ import type { RevisionRow, RevisionSummary } from "../Domain/Revision.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
 import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
 import { html, type SafeHtml, userText, userTextOr, visibleControls } from "../Ui/Html.js"
-import { type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
+import { type EditorNote, type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
 import { bodyFrame } from "./BodyFrame.js"
 import { bodyChangeView, fieldChangesList } from "./ChangeView.js"
 import { externalLink, layout, none, pager, stackedTable, timestamp, type Viewer } from "./Layout.js"
@@ -80,6 +80,8 @@ export const articlePage = (options: {
   readonly history: Listed<RevisionSummary>
   readonly notice?: string | undefined
   readonly error?: SafeHtml | undefined
+  /** A refused save, or what was just done to the editor's text, said next to its Save button. */
+  readonly editorNote?: EditorNote | undefined
   /** "Preview changes": what saving the editor's values would do. */
   readonly preview?: SafeHtml | undefined
 }) => {
@@ -108,7 +110,7 @@ ${protectedList(article.protected_links)}
 <h2>Edit</h2>
 <p class="muted">Saved with the same checks as the API; each save is one revision. Protected links are locked in
 the editor: they can move with the text around them, but not be changed or deleted.</p>
-${editorForm(viewer, article, editor)}
+${editorForm(viewer, article, editor, options.editorNote)}
 <section id="preview" aria-label="Preview">${options.preview ?? null}</section>
 <h2>Featured image</h2>
 ${featuredImageForm(viewer, article)}

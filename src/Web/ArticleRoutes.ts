@@ -6,8 +6,9 @@ import { AuditLog } from "../Audit/AuditLog.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { EditArticlePayload, noChange } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
+import { putBackProtectedLinks } from "../Html/PutBackLinks.js"
 import type { Form } from "../SignIn/Forms.js"
-import { type EditorValues, previewSection } from "./ArticleEditor.js"
+import { type EditorValues, editorModeOf, PUT_BACK_LINKS, previewSection } from "./ArticleEditor.js"
 import { articleIdParam, articleView, historyPageOf, positive } from "./ArticleView.js"
 import { type EditorAction, recordEditorCall } from "./EditorCalls.js"
 import { PageGuard } from "./Guard.js"
@@ -20,7 +21,8 @@ const submitted = (form: Form): EditorValues => ({
   title: form.get("title") ?? "",
   meta_description: form.get("meta_description") ?? "",
   body: form.get("body") ?? "",
-  reason: form.get("reason") ?? ""
+  reason: form.get("reason") ?? "",
+  mode: editorModeOf(form.get("mode"))
 })
 
 /** A refusal a person can act on (a check, a bound, the day's quota), as opposed to a missing article. */
@@ -32,7 +34,8 @@ const decodeEdit = (fields: unknown) =>
 
 /**
  * The article page (`/articles/:id`), its editor (`POST /articles/:id/edit`) and "Preview changes"
- * (`POST /articles/:id/preview`). Another account's article is a 404, like a missing one; every change goes through
+ * (`POST /articles/:id/preview`). A refused save comes back as it was typed, with "Put the protected links back" when
+ * protected links are why (the same form, `action=put_back_links`). Another account's article is a 404, like a missing one; every change goes through
  * ArticleEdits with origin `editor`. The featured image and the revisions have their own routes
  * (FeaturedImageRoutes, RevisionRoutes).
  */
@@ -148,11 +151,23 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const current = article.value
             const editor = submitted(form)
+            if (form.get("action") === PUT_BACK_LINKS) {
+              // Nothing is saved: the text comes back with the protected links where they stood, to be saved.
+              const body = putBackProtectedLinks(current.body, editor.body.replace(/\r\n?/g, "\n"))
+              return yield* showArticle(viewer, current, {
+                editor: { ...editor, body },
+                editorNote: { _tag: "LinksPutBack" }
+              })
+            }
             const outcome = yield* logged(viewer, current.id, "edit", save(viewer, current, form))
             if (Either.isLeft(outcome)) {
               if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "article")
-              // A refused save changed nothing: the page shows the article as it is, with the submitted values.
-              return yield* showArticle(viewer, current, { editor, failure: outcome.left })
+              // A refused save changed nothing: the page shows the article as it is, with the values as submitted, in
+              // the editor's mode, and the refusal next to Save.
+              return yield* showArticle(viewer, current, {
+                editor,
+                editorNote: { _tag: "Refused", error: outcome.left }
+              })
             }
             return seeOther(
               `/articles/${current.id}?saved=${Option.getOrElse(Option.map(outcome.right, String), () => "none")}`

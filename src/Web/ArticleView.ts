@@ -7,7 +7,7 @@ import { publicError } from "../Domain/Errors.js"
 import { ArticleId } from "../Domain/Ids.js"
 import { MAX_PAGE, pageNumberOf } from "../Domain/Pagination.js"
 import type { SafeHtml } from "../Ui/Html.js"
-import type { EditorValues } from "./ArticleEditor.js"
+import type { EditorNote, EditorValues } from "./ArticleEditor.js"
 import { explain } from "./ArticleErrors.js"
 import { articlePage } from "./ArticlePages.js"
 import { notFoundPage, sendPage, type Viewer } from "./Layout.js"
@@ -32,13 +32,18 @@ const editorOf = (article: ArticleWithBody): EditorValues => ({
   title: article.title ?? "",
   meta_description: article.meta_description ?? "",
   body: article.body,
-  reason: ""
+  reason: "",
+  mode: "rich"
 })
+
+/** The page's status: a refusal's own, or 200. */
+const statusOf = (failure: unknown) => (failure === undefined ? 200 : publicError(failure).status)
 
 /**
  * What the article's routes share: the viewer's article, and the article page (with the editor's values, a notice,
- * a refusal or a preview, a page of its history) answered with the refusal's status. The history is a page of the
- * API's revisions list (`GET /articles/{id}/revisions`), read with the viewer's credential.
+ * a refusal at the top or next to the editor's Save button, or a preview, a page of its history) answered with the
+ * refusal's status. The history is a page of the API's revisions list (`GET /articles/{id}/revisions`), read with the
+ * viewer's credential.
  */
 export const articleView = Effect.gen(function* () {
   const articles = yield* Articles
@@ -50,7 +55,14 @@ export const articleView = Effect.gen(function* () {
   const showArticle = (
     viewer: Viewer,
     article: ArticleWithBody,
-    extra: { editor?: EditorValues; notice?: string; failure?: unknown; preview?: SafeHtml; historyPage?: number } = {}
+    extra: {
+      editor?: EditorValues
+      editorNote?: EditorNote
+      notice?: string
+      failure?: unknown
+      preview?: SafeHtml
+      historyPage?: number
+    } = {}
   ) =>
     Effect.gen(function* () {
       const history = yield* revisions.list(viewer.credential, article.id, {
@@ -65,9 +77,10 @@ export const articleView = Effect.gen(function* () {
           history,
           notice: extra.notice,
           preview: extra.preview,
+          editorNote: extra.editorNote,
           error: extra.failure === undefined ? undefined : explain(extra.failure)
         }),
-        extra.failure === undefined ? 200 : publicError(extra.failure).status
+        statusOf(extra.editorNote?._tag === "Refused" ? extra.editorNote.error : extra.failure)
       )
     }).pipe(
       // Deleted since it was read: the article is gone.

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import type { AccountId, ArticleId } from "../../src/Domain/Ids.js"
+import { decodeEntities } from "./McpClient.js"
 import { open, signedInAccount } from "./WebPages.js"
 
 export const PARTNER = { href: "https://partner.example/", text: "our partner" }
@@ -68,6 +69,16 @@ export const articleEditor = Effect.gen(function* () {
     readonly meta_description?: string
     readonly body?: string
     readonly reason?: string
+    /** The editor's mode, `rich` or `html`. */
+    readonly mode?: string
+    /** A button's action, such as `put_back_links`. */
+    readonly action?: string
   }) => article.browser.post(`/articles/${article.articleId}/edit`, { csrf: page.csrf, ...ORIGINAL_FIELDS, ...fields })
   return { ...article, page, save }
 })
+
+/** What a page's `<textarea name=…>` holds, entities decoded. */
+export const textareaValue = (page: string, name: string) => {
+  const match = new RegExp(`<textarea[^>]* name="${name}"[^>]*>([\\s\\S]*?)</textarea>`).exec(page)
+  return match === null ? undefined : decodeEntities(match[1]!)
+}

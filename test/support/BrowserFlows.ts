@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import type { Page } from "playwright-core"
 import type { ArticleId } from "../../src/Domain/Ids.js"
+import { PARTNER } from "./ArticlePage.js"
 import { inBrowser, newPage } from "./Browser.js"
 import type { Screen } from "./PageChecks.js"
 import { TestApp } from "./TestServer.js"
@@ -98,4 +99,24 @@ export const saveInEditor = (
     }
     if (fields.reason !== undefined) await page.getByLabel("Reason (optional)").fill(fields.reason)
     await Promise.all([page.waitForEvent("load"), page.getByRole("button", { name: "Save" }).click()])
+  })
+
+export const LINK = `<a data-service-protected="backlink" href="${PARTNER.href}">${PARTNER.text}</a>`
+/** A canonical body with a heading, a protected link, a paragraph to edit and a list, one block a line. */
+export const BODY = [
+  "<h2>Before the frost</h2>",
+  `<p>Read about ${LINK} today.</p>`,
+  "<p>Drain the outdoor taps.</p>",
+  "<ul><li>Insulate the pipes</li><li>Keep the heating on</li></ul>"
+].join("\n")
+
+/** A visitor whose website has an article with that body (revision 1, as imported), on the article page. */
+export const onArticle = (screen: Screen, options: { readonly script?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const found = yield* visitor(screen, options)
+    const original = { title: "Pipes in winter", body: BODY }
+    const articleId = yield* found.app.makeArticle(found.siteId, { ...original, meta_description: "Old meta" })
+    yield* importedOriginal(articleId, original)
+    yield* signIn(found.page, found.email, `/articles/${articleId}`)
+    return { ...found, articleId }
   })

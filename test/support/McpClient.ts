@@ -64,7 +64,7 @@ export const makeBrowser = (origin: string) => {
 }
 export type Browser = ReturnType<typeof makeBrowser>
 
-const decodeEntities = (text: string) =>
+export const decodeEntities = (text: string) =>
   text
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")

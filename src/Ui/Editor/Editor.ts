@@ -110,9 +110,12 @@ const mount = (form: HTMLFormElement) => {
   help.textContent =
     "Protected links are locked: they move with the text around them but cannot be changed or deleted. Tab leaves the text; Ctrl+B bold, Ctrl+I italic, Ctrl+K link."
 
-  // HTML mode: the textarea, as without script; leaving it opens what was typed there.
-  let html = false
+  // HTML mode: the textarea, as without script; leaving it opens what was typed there. The form's `mode` says which
+  // is in use, so that a refused save comes back in it with the text as typed.
+  const mode = form.querySelector<HTMLInputElement>("input[name=mode]")
+  let html = mode?.value === "html"
   const showMode = () => {
+    if (mode !== null) mode.value = html ? "html" : "rich"
     toggle.textContent = html ? "Back to rich text" : "Edit HTML"
     toggle.setAttribute("aria-pressed", String(html))
     textarea.hidden = !html
@@ -177,6 +180,14 @@ const mount = (form: HTMLFormElement) => {
 }
 
 for (const form of document.querySelectorAll<HTMLFormElement>("form.article-editor")) mount(form)
+// A refused save (or the links just put back) is said next to Save: it takes the focus, so it is read and in view.
+const note = document.getElementById("editor-note")
+if (note !== null) {
+  note.focus({ preventScroll: true })
+  note.scrollIntoView({ block: "center" })
+  // The page answered the form's POST: the address bar names the article page, which reloads without resending.
+  window.history.replaceState(null, "", location.pathname.replace(/\/edit$/, ""))
+}
 for (const field of document.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("[data-max]")) Counters(field)
 for (const input of document.querySelectorAll<HTMLInputElement>("input[type=file][data-max-bytes]")) {
   input.addEventListener("change", () => {
