@@ -39,6 +39,17 @@ describe.runIf(browserAvailable())("in a browser", () => {
           assert.strictEqual(history.length, 1)
           assert.match(history[0]!, /^(Revision )?1\s+original[\s\S]*rewrite[\s\S]*import garden-tools\.json/)
           yield* checkPage(page, "article")
+          // In the dark theme the body's frame is dark too, not a white box.
+          yield* inBrowser(() => page.emulateMedia({ colorScheme: "dark" }))
+          const frameBackground = yield* inBrowser(() =>
+            page
+              .frameLocator("iframe.body")
+              .locator("body")
+              .evaluate((body) => getComputedStyle(body).backgroundColor)
+          )
+          assert.strictEqual(frameBackground, "rgb(23, 30, 41)")
+          yield* checkPage(page, "article-dark")
+          yield* inBrowser(() => page.emulateMedia({ colorScheme: "light" }))
 
           yield* saveInEditor(page, { title: "Pipes in a cold winter", reason: "clearer title" })
           const saved = yield* revisions(articleId)
