@@ -121,17 +121,21 @@ describe.runIf(browserAvailable())("in a browser", () => {
           yield* follow(page, () => page.getByRole("button", { name: "Show month" }).click())
           assert.include(yield* text(page, "#summary"), monthName(3))
           assert.strictEqual((yield* summary(page))["Industry backlinks"], 1)
-          // The month is shown as it is written in the address, ISO (not the browser's locale's month box).
+          // A month picker, whose value is the month as the address writes it (ISO), whatever the browser's locale.
           assert.strictEqual(yield* inBrowser(() => page.getByLabel("A month").inputValue()), monthOf(3))
+          assert.strictEqual(
+            yield* inBrowser(() => page.getByLabel("A month").evaluate((input) => (input as HTMLInputElement).type)),
+            "month"
+          )
 
           yield* inBrowser(() => page.getByLabel(/^From/).fill(`${monthOf(4)}-01`))
           yield* inBrowser(() => page.getByLabel(/^To/).fill(inMonth(28).slice(0, 10)))
           yield* follow(page, () => page.getByRole("button", { name: "Show range" }).click())
-          // The days as they were typed: YYYY-MM-DD, whatever the browser's locale.
+          // Date pickers, whose values are the days as the address writes them (YYYY-MM-DD), whatever the locale.
           assert.strictEqual(yield* inBrowser(() => page.getByLabel(/^From/).inputValue()), `${monthOf(4)}-01`)
           assert.strictEqual(
             yield* inBrowser(() => page.getByLabel(/^From/).evaluate((input) => (input as HTMLInputElement).type)),
-            "text"
+            "date"
           )
           assert.deepStrictEqual(yield* summary(page), counts(6, 3, 3))
           yield* checkPage(page, "website-range")

@@ -105,19 +105,19 @@ export const periodPicker = (
 <form method="get" action="${action}" class="inline">
 ${keepList}
 <div><label for="period-month">A month <span class="hint">(YYYY-MM)</span></label>
-<input type="text" id="period-month" name="period" required pattern="[0-9]{4}-[0-9]{2}" placeholder="2026-01"
-  inputmode="numeric" maxlength="7" size="8" autocomplete="off"
+<input type="month" id="period-month" name="period" required min="0001-01" max="9999-12"
+  pattern="[0-9]{4}-[0-9]{2}" placeholder="2026-01" autocomplete="off"
   value="${view.period.kind === "month" ? view.period.month : ""}"></div>
 <button type="submit">Show month</button>
 </form>
 <form method="get" action="${action}" class="inline">
 ${keepList}
 <div><label for="period-from">From <span class="hint">(YYYY-MM-DD)</span></label>
-<input type="text" id="period-from" name="from" required pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-01"
-  inputmode="numeric" maxlength="10" size="11" autocomplete="off" value="${range?.from ?? ""}"></div>
+<input type="date" id="period-from" name="from" required min="0001-01-01" max="9999-12-31"
+  pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-01" autocomplete="off" value="${range?.from ?? ""}"></div>
 <div><label for="period-to">To <span class="hint">(YYYY-MM-DD)</span></label>
-<input type="text" id="period-to" name="to" required pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-31"
-  inputmode="numeric" maxlength="10" size="11" autocomplete="off" value="${range?.to ?? ""}"></div>
+<input type="date" id="period-to" name="to" required min="0001-01-01" max="9999-12-31"
+  pattern="[0-9]{4}-[0-9]{2}-[0-9]{2}" placeholder="2026-01-31" autocomplete="off" value="${range?.to ?? ""}"></div>
 <button type="submit">Show range</button>
 </form>
 </div>`
