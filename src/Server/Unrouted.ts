@@ -71,17 +71,30 @@ export const pageMethodNotAllowed = (method: string, allowed: ReadonlyArray<stri
 /** The server's router, whose routes tell what an address takes. */
 export type Router = HttpApiBuilder.Router["Type"]
 
+type Routes = Effect.Effect.Success<Router["router"]>["routes"]
+
+/** Each set of routes' matcher, built at its first miss: the routes do not change once the server runs. */
+const matchers = new WeakMap<Routes, FindMyWay.Router<true>>()
+
+const matcherOf = (routes: Routes) => {
+  const known = matchers.get(routes)
+  if (known !== undefined) return known
+  const matcher = FindMyWay.make<true>(ROUTER_CONFIG)
+  Chunk.forEach(routes, (route) => {
+    if (route.method === "*") matcher.all(route.path, true)
+    else matcher.on(route.method, route.path, true)
+  })
+  matchers.set(routes, matcher)
+  return matcher
+}
+
 /**
  * The methods the service's routes take at a path (HEAD wherever GET is, as the router answers it), read from the
  * router itself and matched as it matches them.
  */
 export const methodsAt = (router: Router, path: string) =>
   Effect.map(router.router, ({ routes }) => {
-    const matcher = FindMyWay.make<true>(ROUTER_CONFIG)
-    Chunk.forEach(routes, (route) => {
-      if (route.method === "*") matcher.all(route.path, true)
-      else matcher.on(route.method, route.path, true)
-    })
+    const matcher = matcherOf(routes)
     const takes = (method: string) => matcher.find(method, path) !== undefined
     return SERVED_METHODS.filter((m) => takes(m) || (m === "HEAD" && takes("GET")))
   })
