@@ -45,6 +45,33 @@ export const MAX_MULTIPART_PARTS = 16
 export const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade"])
 
 /**
+ * `request` with `body` in place of its own (none when empty) and `headers` set over its end-to-end ones, its address
+ * and remote address kept: what a step that reads the body hands on to the endpoint.
+ */
+export const rebuiltRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  body: Uint8Array<ArrayBuffer> | string,
+  set: Readonly<Record<string, string>>
+) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
+  }
+  for (const [name, value] of Object.entries(set)) headers.set(name, value)
+  const rebuilt = HttpServerRequest.fromWeb(
+    new Request(`http://in-process${request.url}`, {
+      method: request.method,
+      headers,
+      ...(body.length === 0 ? {} : { body })
+    })
+  )
+  return rebuilt.modify({
+    url: request.url,
+    ...Option.match(request.remoteAddress, { onNone: () => ({}), onSome: (remoteAddress) => ({ remoteAddress }) })
+  })
+}
+
+/**
  * Whether a file part of the body has no file name but some content. The endpoint's reader skips such a part
  * without reading it, so one larger than the parser's buffer would stall the body until the request times out.
  * Read with the same parser and limits; a body it cannot read is left for the endpoint to refuse as usual.
@@ -83,16 +110,10 @@ const completeMultipart = (request: HttpServerRequest.HttpServerRequest, boundar
         })
       }
     }
-    const headers = new Headers()
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
-    }
     // The boundary as read here, written plainly: the parser refuses forms it does not read (a trailing ";", a tab).
-    headers.set("content-type", `multipart/form-data; boundary="${boundary}"`)
+    const body = new Uint8Array(bytes)
     const rebuilt = () =>
-      HttpServerRequest.fromWeb(
-        new Request(`http://in-process${request.url}`, { method: request.method, headers, body: bytes })
-      )
+      rebuiltRequest(request, body, { "content-type": `multipart/form-data; boundary="${boundary}"` })
     // An empty nameless file is what a browser sends for a file input left empty: the endpoint treats it as absent.
     if (yield* hasNamelessFile(rebuilt())) {
       return yield* new ValidationError({ message: "A file part of the multipart body has no file name (filename)." })
@@ -149,14 +170,7 @@ export const RequestBodyLive = <Id extends string, Groups extends HttpApiGroup.H
         (request.headers["content-length"] ?? "0") === "0" &&
         request.headers["transfer-encoding"] === undefined
       ) {
-        const headers = new Headers()
-        for (const [name, value] of Object.entries(request.headers)) {
-          if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
-        }
-        headers.set("content-type", "application/json")
-        return HttpServerRequest.fromWeb(
-          new Request(`http://in-process${request.url}`, { method: request.method, headers, body: "{}" })
-        )
+        return rebuiltRequest(request, "{}", { "content-type": "application/json" })
       }
       if (!takes.includes(sent)) {
         return yield* new ValidationError({

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from "node:http"
-import { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Option } from "effect"
-import { hopByHop } from "../Http/RequestBodies.js"
+import { rebuiltRequest } from "../Http/RequestBodies.js"
 
 /** How much more of a refused body is read (and thrown away) so that its client can read the 413 before closing. */
 const DRAIN_BYTES = 64 * 1024 * 1024
@@ -62,21 +62,6 @@ export const readUndeclaredBody = (
       return Effect.sync(stop)
     })
     return Option.map(bytes, (body) => {
-      const headers = new Headers()
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined && !hopByHop.has(name)) headers.set(name, value)
-      }
-      headers.set("content-length", String(body.length))
-      const rebuilt = HttpServerRequest.fromWeb(
-        new Request(`http://in-process${request.url}`, {
-          method: request.method,
-          headers,
-          ...(body.length === 0 ? {} : { body: new Uint8Array(body) })
-        })
-      )
-      return rebuilt.modify({
-        url: request.url,
-        ...Option.match(request.remoteAddress, { onNone: () => ({}), onSome: (remoteAddress) => ({ remoteAddress }) })
-      })
+      return rebuiltRequest(request, new Uint8Array(body), { "content-length": String(body.length) })
     })
   })
