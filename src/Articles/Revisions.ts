@@ -22,6 +22,14 @@ export class ArticleRevisions extends Effect.Service<ArticleRevisions>()("Articl
         Option.isNone(found) ? Effect.fail(new NotFound({ message: `No article with id ${id}.` })) : Effect.void
       )
 
+    /** A page of the revisions of an article the caller has already read (so may read), newest first. */
+    const pageOf = (article: { readonly id: ArticleId }, query: RevisionsQuery) =>
+      Effect.gen(function* () {
+        const page = { page: query.page, per_page: query.per_page }
+        const { rows, total } = yield* revisions.page(article.id, page)
+        return { data: rows, meta: pageMeta(page, total) }
+      })
+
     /** A page of the article's revisions, newest first. */
     const list = Effect.fn("ArticleRevisions.list")(function* (
       credential: Credential,
@@ -29,9 +37,7 @@ export class ArticleRevisions extends Effect.Service<ArticleRevisions>()("Articl
       query: RevisionsQuery
     ) {
       yield* requireReadable(credential, id)
-      const page = { page: query.page, per_page: query.per_page }
-      const { rows, total } = yield* revisions.page(id, page)
-      return { data: rows, meta: pageMeta(page, total) }
+      return yield* pageOf({ id }, query)
     })
 
     /** One revision's snapshot, with its body's diff against the revision before (the first: against nothing). */
@@ -47,6 +53,6 @@ export class ArticleRevisions extends Effect.Service<ArticleRevisions>()("Articl
       return { ...revision, diff } satisfies RevisionDetail
     })
 
-    return { list, get }
+    return { list, pageOf, get }
   })
 }) {}

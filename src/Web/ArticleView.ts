@@ -10,7 +10,7 @@ import type { SafeHtml } from "../Ui/Html.js"
 import type { EditorNote, EditorValues } from "./ArticleEditor.js"
 import { explain } from "./ArticleErrors.js"
 import { articlePage } from "./ArticlePages.js"
-import { notFoundPage, sendPage, type Viewer } from "./Layout.js"
+import { sendPage, type Viewer } from "./Layout.js"
 
 /** Revisions per page of the article page's history. */
 export const REVISIONS_PER_PAGE = 20
@@ -65,7 +65,8 @@ export const articleView = Effect.gen(function* () {
     } = {}
   ) =>
     Effect.gen(function* () {
-      const history = yield* revisions.list(viewer.credential, article.id, {
+      // The viewer has just read the article, so may read its revisions: no second read of it.
+      const history = yield* revisions.pageOf(article, {
         page: extra.historyPage ?? 1,
         per_page: REVISIONS_PER_PAGE
       })
@@ -82,10 +83,7 @@ export const articleView = Effect.gen(function* () {
         }),
         statusOf(extra.editorNote?._tag === "Refused" ? extra.editorNote.error : extra.failure)
       )
-    }).pipe(
-      // Deleted since it was read: the article is gone.
-      Effect.catchTag("NotFound", () => Effect.succeed(notFoundPage(viewer, "article")))
-    )
+    })
 
   return { ownArticle, showArticle }
 })
