@@ -116,12 +116,15 @@ export class PasswordResets extends Effect.Service<PasswordResets>()("SignIn/Pas
     })
 
     /**
-     * Sets a new password through a link: the rule first, then the hash (among the service's password checks, so 503
+     * Sets a new password through a link `check` found working (the claim below refuses it if it was used or expired
+     * since): the rule first, then the hash (among the service's password checks, so 503
      * `unavailable` when they are all taken), then, in one transaction, the link used, the password stored, the
      * user's browser sessions and other links ended. Of two uses of a link only one sets a password.
      */
-    const complete = Effect.fn("PasswordResets.complete")(function* (token: string, password: string) {
-      const link = yield* check(token)
+    const complete = Effect.fn("PasswordResets.complete")(function* (
+      link: Effect.Effect.Success<ReturnType<typeof check>>,
+      password: string
+    ) {
       const problem = passwordProblem(password)
       if (problem !== undefined) return yield* new NewPasswordRefused({ problem })
       const hash = yield* checks.run(hashPassword(password))

@@ -111,7 +111,7 @@ const ResetRoutes = HttpApiBuilder.Router.use((router) =>
         if (password !== fields.get("repeat")) {
           return again("The two passwords are not the same. Type the new password twice.", 422)
         }
-        const done = yield* resets.complete(token, password).pipe(Effect.either)
+        const done = yield* resets.complete(link.right, password).pipe(Effect.either)
         if (done._tag === "Right") return seeOther("/signin?reset=done")
         switch (done.left._tag) {
           case "ResetLinkRefused":
