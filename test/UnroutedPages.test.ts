@@ -1,6 +1,6 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { SERVED_METHODS } from "../src/Server/Pipeline.js"
+import { SERVED_METHODS } from "../src/Server/Unrouted.js"
 import { type Answer, request } from "./support/Http.js"
 import { TestServerLive } from "./support/TestServer.js"
 import { assertPageHeaders } from "./support/WebPages.js"

@@ -152,7 +152,7 @@ export class ArticlesRepo extends Effect.Service<ArticlesRepo>()("Articles/Repo"
         execute: (articleId) =>
           sql`select ${withBody}
               from articles a join sites s on s.id = a.site_id
-              where a.id = ${articleId} ${scope === null ? sql`` : sql`and s.account_id = ${scope}`}
+              where a.id = ${articleId} ${scoped(scope)}
               ${lock ? sql`for update of a` : sql``}`
       })(id).pipe(Effect.orDie)
 

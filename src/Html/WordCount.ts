@@ -93,9 +93,6 @@ export const textIn = (node: Node): BodyText => {
   return { words: reader.words, text: reader.content() }
 }
 
-/** Number of words in a parsed body's text. */
-export const wordsIn = (node: Node): number => textIn(node).words
-
 /** The body's readable text (see TextReader). */
 export const bodyText = (html: string): BodyText => textIn(parseBody(html))
 

@@ -13,7 +13,7 @@ export const requestLimitHeaders = (allowance: RequestAllowance, editsPerDay: nu
 })
 
 /** The `RateLimit-*` headers of a response to a counted request, as `withLimitHeaders` sets them. */
-export const limitHeaders = (allowance: RequestAllowance, editsPerDay: number): Record<string, string> => ({
+const limitHeaders = (allowance: RequestAllowance, editsPerDay: number): Record<string, string> => ({
   ...requestLimitHeaders(allowance, editsPerDay),
   // Both quotas as they stand after this request: requests left in the minute, article changes left today.
   ratelimit: `"requests";r=${allowance.remaining};t=${allowance.reset}, "edits";r=${allowance.editsRemaining};t=${allowance.editsReset}`

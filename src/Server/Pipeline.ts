@@ -10,8 +10,6 @@ import { loggedUrl, pathOf } from "../Http/RequestPath.js"
 import { isUndeclaredBody, readUndeclaredBody } from "./ChunkedBodies.js"
 import { answersJson, pageMethodNotAllowed, pageNotFound, SERVED_METHODS } from "./Unrouted.js"
 
-export { SERVED_METHODS } from "./Unrouted.js"
-
 const served: ReadonlySet<string> = new Set(SERVED_METHODS)
 
 /**

@@ -10,7 +10,7 @@ import {
   Unavailable,
   ValidationError
 } from "../Domain/Errors.js"
-import { SERVED_METHODS } from "./Pipeline.js"
+import { SERVED_METHODS } from "./Unrouted.js"
 
 /** The 503 as the error registry declares it, body and headers. */
 const unavailable = publicError(
