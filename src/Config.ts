@@ -127,7 +127,14 @@ export const AppConfig = Config.all({
   /** The SMTP server of the password reset mail; without it, the reset page says to ask the operator. */
   smtpUrl: SmtpUrl,
   /** The reset mail's From address; defaults to no-reply at the host of the public base URL. */
-  smtpFrom: Config.option(Config.string("SMTP_FROM"))
+  smtpFrom: Config.option(Config.string("SMTP_FROM")),
+  /** `off`: this instance serves requests only and runs no background work (webhook deliveries, upkeep). */
+  workers: Config.literal("on", "off")("WORKERS").pipe(Config.withDefault("on" as const)),
+  /**
+   * Development and tests only: outbound fetches (webhooks, client metadata documents) may reach loopback
+   * addresses over http. The server warns at start when it is set.
+   */
+  outboundAllowLoopback: Config.boolean("OUTBOUND_ALLOW_LOOPBACK").pipe(Config.withDefault(false))
 })
 
 export type AppConfig = Config.Config.Success<typeof AppConfig>

@@ -8,6 +8,7 @@ import { unifiedDiff } from "../Domain/BodyDiff.js"
 import type { Credential, RevisionOrigin } from "../Domain/Credential.js"
 import { Forbidden, NotFound, PreconditionFailed, ProtectedLinkViolation } from "../Domain/Errors.js"
 import type { ArticleId } from "../Domain/Ids.js"
+import { Events } from "../Events/Events.js"
 import {
   compareProtectedLinks,
   describeProtectedLinkChanges,
@@ -18,6 +19,7 @@ import type { SanitizeResult } from "../Html/Sanitize.js"
 import { bodyText, wordCount } from "../Html/WordCount.js"
 import { Limits } from "../Limits/Limits.js"
 import { withBody } from "./Articles.js"
+import { articleEventRows } from "./EventRows.js"
 import { type ArticleRow, ArticlesRepo } from "./Repo.js"
 import { RevisionsRepo } from "./RevisionsRepo.js"
 import { protectedLinksOf } from "./StoredLinks.js"
@@ -81,7 +83,14 @@ const preconditionHolds = (context: EditContext, current: ArticleRow) =>
  * revision, its quota and its call-log row in one transaction (or, for a preview, checked and not saved).
  */
 export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/Changes", {
-  dependencies: [ArticlesRepo.Default, RevisionsRepo.Default, AuditLog.Default, Limits.Default, WritePermits.Default],
+  dependencies: [
+    ArticlesRepo.Default,
+    RevisionsRepo.Default,
+    AuditLog.Default,
+    Limits.Default,
+    WritePermits.Default,
+    Events.Default
+  ],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const articles = yield* ArticlesRepo
@@ -89,6 +98,8 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
     const limits = yield* Limits
     const audit = yield* AuditLog
     const permits = yield* WritePermits
+    const events = yield* Events
+    const eventRows = articleEventRows(sql)
 
     /**
      * Runs one change in one transaction with the article row locked, so that concurrent changes apply one after
@@ -180,6 +191,8 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
               yield* audit.recordInTransaction(yield* call.entry(200, { revision }))
               yield* call.markRecorded
             }
+            // Its event last: the account's event lock is then held only until the commit that follows.
+            yield* events.record("article.changed", eventRows.changed([id]))
             yield* options.beforeCommit ?? Effect.void
             return { article: withBody(saved, links), preview }
           }).pipe(sql.withTransaction)

@@ -6,6 +6,7 @@ import { ArticleId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
 import { NewRevision, RevisionRow, RevisionSummary } from "../Domain/Revision.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
+import { changedFields, previousRevision } from "./RevisionSql.js"
 
 export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/RevisionsRepo", {
   effect: Effect.gen(function* () {
@@ -24,7 +25,8 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
 
     // One statement for a batch of articles, however many. A revision number already stored is left alone, so the
     // articles whose number did not advance store nothing; the caller's row locks keep the numbers from moving.
-    const storeCurrent = SqlSchema.void({
+    const storeCurrent = SqlSchema.findAll({
+      Result: Schema.Struct({ article_id: ArticleId }),
       Request: Schema.Struct({
         ids: Schema.Array(ArticleId),
         origin: RevisionOrigin,
@@ -35,7 +37,8 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
         select a.id, a.revision, ${req.origin}, ${req.reason}, ${articleContent}
         from articles a
         where a.id in ${sql.in(req.ids)} and a.revision > 0
-          and not exists (select 1 from article_revisions r where r.article_id = a.id and r.number = a.revision)`
+          and not exists (select 1 from article_revisions r where r.article_id = a.id and r.number = a.revision)
+        returning article_id`
     })
 
     const find = SqlSchema.findOne({
@@ -52,22 +55,13 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
       execute: (id) => sql`select ${columns} from article_revisions where article_id = ${id} order by number desc`
     })
 
-    // A revision as the API shows it, against the revision before it (`p`, none for the first: then every field with
-    // a value counts as changed). Who made it: the key's name, else the assistant's, else the person's e-mail.
+    // A revision as the API shows it, against the revision before it (`p`). Who made it: the key's name, else the assistant's, else the person's e-mail.
     const summary = sql`r.number, r.origin, r.reason, ${sql.unsafe(rfc3339("r.created_at"))} as created_at,
       coalesce(k.name, c.client_name, u.email) as actor,
-      array_remove(array[${sql.csv(
-        contentFields.map(
-          (field) => sql`case when p.${sql(field)} is distinct from r.${sql(field)} then ${field}::text end`
-        )
-      )}], null) as changed`
+      ${changedFields(sql)} as changed`
     // The revision before `r` along article_revisions_article_number_key; the other joins are by primary key (and
     // oauth_clients' unique client_id).
-    const joins = sql`
-      left join lateral (
-        select ${sql.csv(contentFields.map((field) => sql`b.${sql(field)}`))} from article_revisions b
-        where b.article_id = r.article_id and b.number < r.number order by b.number desc limit 1
-      ) p on true
+    const joins = sql`${previousRevision(sql)}
       left join users u on u.id = r.user_id
       left join api_keys k on k.id = r.api_key_id
       left join oauth_clients c on c.client_id = r.oauth_client_id`
@@ -112,10 +106,15 @@ export class RevisionsRepo extends Effect.Service<RevisionsRepo>()("Articles/Rev
       /**
        * Stores each article's current content as its current revision number (`articles.revision`), where that
        * revision is not stored yet: after a write that set or advanced the number without a credential, such as an
-       * import. Articles still at revision 0 store nothing.
+       * import. Articles still at revision 0 store nothing. The ids of the articles it stored a revision of.
        */
       storeCurrent: (ids: ReadonlyArray<ArticleId>, origin: RevisionOrigin, reason: string | null) =>
-        ids.length === 0 ? Effect.void : storeCurrent({ ids, origin, reason }).pipe(Effect.orDie),
+        ids.length === 0
+          ? Effect.succeed([])
+          : storeCurrent({ ids, origin, reason }).pipe(
+              Effect.map((rows) => rows.map((row) => row.article_id)),
+              Effect.orDie
+            ),
       find: (articleId: ArticleId, number: number) => find({ article_id: articleId, number }).pipe(Effect.orDie),
       listForArticle: (articleId: ArticleId) => listForArticle(articleId).pipe(Effect.orDie)
     }

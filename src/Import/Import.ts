@@ -2,9 +2,12 @@ import { Readable } from "node:stream"
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Stream } from "effect"
 import { Articles } from "../Articles/Articles.js"
+import { articleEventRows } from "../Articles/EventRows.js"
 import { Accounts } from "../Auth/Accounts.js"
 import { verifyPassword } from "../Auth/Passwords.js"
-import type { AccountId, SiteId } from "../Domain/Ids.js"
+import { backlinkEventRows } from "../Backlinks/EventRows.js"
+import type { AccountId, ArticleId, BacklinkId, SiteId } from "../Domain/Ids.js"
+import { Events } from "../Events/Events.js"
 import { type Batch, batches, type PreparedBatch, prepareBatch } from "./Batches.js"
 import { check } from "./Check.js"
 import type { ImportAccount, ImportSite } from "./ImportFile.js"
@@ -61,13 +64,35 @@ const tally = () => {
   }
 }
 
+/** What an import did that its events tell: ids of the articles revised and published, of the backlinks created. */
+interface Happened {
+  readonly changed: Array<ArticleId>
+  readonly published: Array<ArticleId>
+  readonly acquired: Array<BacklinkId>
+}
+
+/** How many records one statement of an import's events covers. */
+const EVENT_BATCH = 5_000
+
+const inBatches = <A>(ids: ReadonlyArray<A>, record: (ids: ReadonlyArray<A>) => Effect.Effect<void>) =>
+  Effect.forEach(
+    Array.from({ length: Math.ceil(ids.length / EVENT_BATCH) }, (_, i) =>
+      ids.slice(i * EVENT_BATCH, (i + 1) * EVENT_BATCH)
+    ),
+    record,
+    { discard: true }
+  )
+
 export class Importer extends Effect.Service<Importer>()("Import/Import", {
-  dependencies: [ImportRepo.Default, Accounts.Default, Articles.Default],
+  dependencies: [ImportRepo.Default, Accounts.Default, Articles.Default, Events.Default],
   effect: Effect.gen(function* () {
     const repo = yield* ImportRepo
     const accounts = yield* Accounts
     const articles = yield* Articles
     const sql = yield* SqlClient.SqlClient
+    const events = yield* Events
+    const articleEvents = articleEventRows(sql)
+    const backlinkEvents = backlinkEventRows(sql)
 
     /** Finds the account by its user's e-mail (any case) or creates it; brings its name and password up to date. */
     const account = Effect.fn("Importer.account")(function* (input: ImportAccount) {
@@ -113,16 +138,37 @@ export class Importer extends Effect.Service<Importer>()("Import/Import", {
      * Writes a batch; each article it creates or changes gets a revision. The rows written, with which were created
      * (a row already as given is not written).
      */
-    const writeBatch = Effect.fn("Importer.writeBatch")(function* (batch: PreparedBatch, reason: string) {
-      if (batch.kind === "backlinks") return yield* repo.upsertBacklinks(batch.rows)
+    const writeBatch = Effect.fn("Importer.writeBatch")(function* (
+      batch: PreparedBatch,
+      reason: string,
+      happened: Happened
+    ) {
+      if (batch.kind === "backlinks") {
+        const rows = yield* repo.upsertBacklinks(batch.rows)
+        for (const row of rows) if (row.inserted) happened.acquired.push(row.id)
+        return rows
+      }
       const rows = yield* repo.upsertArticles(batch.rows)
-      yield* articles.storeRevisions(
+      const revised = yield* articles.storeRevisions(
         rows.map((row) => row.id),
         "rewrite",
         reason
       )
+      happened.changed.push(...revised)
+      for (const row of rows) if (row.published) happened.published.push(row.id)
       return rows
     })
+
+    /**
+     * The import's events, recorded last in its transaction (Events.record): the articles it revised or published,
+     * the backlinks it created; EVENT_BATCH at a time.
+     */
+    const recordEvents = (happened: Happened) =>
+      Effect.all([
+        inBatches(happened.changed, (ids) => events.record("article.changed", articleEvents.changed(ids))),
+        inBatches(happened.published, (ids) => events.record("article.published", articleEvents.published(ids))),
+        inBatches(happened.acquired, (ids) => events.record("backlink.acquired", backlinkEvents.acquired(ids)))
+      ])
 
     /**
      * Imports an import file in one transaction: all of it or, when any field is bad, none of it. The file is read
@@ -142,6 +188,7 @@ export class Importer extends Effect.Service<Importer>()("Import/Import", {
       )
       const total = plan.articles + plan.backlinks
       const counts = tally()
+      const happened: Happened = { changed: [], published: [], acquired: [] }
       const write = Effect.gen(function* () {
         const siteIds = new Map<string, SiteId>()
         for (const [a, input] of plan.file.accounts.entries()) {
@@ -163,7 +210,7 @@ export class Importer extends Effect.Service<Importer>()("Import/Import", {
           Stream.buffer({ capacity: 1 }),
           Stream.runForEach((batch) =>
             Effect.gen(function* () {
-              const rows = yield* writeBatch(batch, reason)
+              const rows = yield* writeBatch(batch, reason, happened)
               const created = rows.filter((row) => row.inserted).length
               counts.add(batch.kind, "created", created)
               counts.add(batch.kind, "updated", rows.length - created)
@@ -174,7 +221,10 @@ export class Importer extends Effect.Service<Importer>()("Import/Import", {
           )
         )
       })
-      yield* write.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      yield* Effect.zipRight(write, recordEvents(happened)).pipe(
+        sql.withTransaction,
+        Effect.catchTag("SqlError", Effect.die)
+      )
       return counts.summary()
     })
 

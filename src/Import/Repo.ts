@@ -109,11 +109,16 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
 
     // A batch of one website's articles in one statement (their URLs are distinct: Prepare refuses repeats). A new
     // article starts at revision 1; a change of its content (the fields of ArticleContent an import sets) advances
-    // the revision, and RevisionsRepo.storeCurrent then stores it. Only the rows written are returned.
+    // the revision, and RevisionsRepo.storeCurrent then stores it. Only the rows written are returned, each saying
+    // whether it became published (was not before).
     const upsertArticles = SqlSchema.findAll({
       Request: Schema.Array(ArticleRecord),
-      Result: Schema.Struct({ id: ArticleId, inserted: Schema.Boolean }),
+      Result: Schema.Struct({ id: ArticleId, inserted: Schema.Boolean, published: Schema.Boolean }),
       execute: (articles) => sql`
+        with previous as (
+          select id, status from articles
+          where site_id = ${articles[0]!.site_id} and url in ${sql.in(articles.map((article) => article.url))}
+        )
         insert into articles ${sql.insert(articles.map((article) => ({ ...article, revision: 1 })))}
         on conflict (site_id, url) do update set
           title = excluded.title, status = excluded.status, published_at = excluded.published_at,
@@ -129,7 +134,9 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
             articles.meta_description, articles.featured_image_url, articles.body, articles.word_count)
           is distinct from (excluded.title, excluded.status, excluded.published_at, excluded.target_keyword,
             excluded.meta_description, excluded.featured_image_url, excluded.body, excluded.word_count)
-        returning id, (xmax = 0) as inserted`
+        returning id, (xmax = 0) as inserted,
+          (articles.status is not distinct from 'published'
+            and (select p.status from previous p where p.id = articles.id) is distinct from 'published') as published`
     })
 
     // A batch of one website's backlinks in one statement (their source and target URLs are distinct: the check

@@ -1,0 +1,144 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Context, Effect, Runtime, type Scope } from "effect"
+import PgBoss from "pg-boss"
+
+/**
+ * Background work runs on pg-boss, a PostgreSQL job queue: its jobs live in the service's database (schema
+ * `pgboss`), every running instance takes work from it (`FOR UPDATE SKIP LOCKED`, so a job is run by one instance at
+ * a time), and a job whose instance died (a `kill -9`) is run again once its expiry has passed. pg-boss speaks to the
+ * database through the service's own SQL client, so it runs on PostgreSQL and on the embedded database alike, and a
+ * job sent inside a transaction is written by that transaction: it exists exactly when the change that sent it
+ * commits.
+ */
+
+/** A kind of job: its queue's name, how long one run may take before it counts as abandoned, and its retries. */
+export interface JobKind<A> {
+  readonly name: string
+  /** After this long in one run, the run counts as abandoned (its instance died) and the job runs again. */
+  readonly expireInSeconds: number
+  /** Runs again after a run that failed or was abandoned, this many times (after `retryDelaySeconds`). */
+  readonly retryLimit: number
+  readonly retryDelaySeconds: number
+  /** Marks `A` as the job's data, for `send` and `work`. */
+  readonly _data?: (data: A) => void
+}
+
+export const jobKind = <A extends object>(kind: Omit<JobKind<A>, "_data">): JobKind<A> => kind
+
+/** How often an idle worker asks for work; a job sent by this instance wakes its workers at once. */
+const POLL_SECONDS = 2
+/** How often abandoned runs are looked for (pg-boss's maintenance, run by one instance at a time). */
+const MAINTENANCE_SECONDS = 30
+
+/** pg-boss's database adapter over the service's SQL client, in the context of `runtime` (a transaction's, say). */
+const adapterOf = (sql: SqlClient.SqlClient, runtime: Runtime.Runtime<never>): PgBoss.Db => ({
+  executeSql: (text, values) =>
+    Runtime.runPromise(runtime)(
+      Effect.map(sql.unsafe(text, values ?? []).raw, (result) => {
+        // A text of several statements answers one result per statement; pg-boss reads the last.
+        const last = Array.isArray(result) ? result[result.length - 1] : result
+        return { rows: (last as { readonly rows?: Array<unknown> } | undefined)?.rows ?? [] }
+      })
+    )
+})
+
+/**
+ * Whether this process runs background work: `cbs serve` sets it (unless WORKERS=off); a command that only sends
+ * jobs (an import, say) leaves it off.
+ */
+export class RunsWorkers extends Context.Reference<RunsWorkers>()("Jobs/RunsWorkers", {
+  defaultValue: () => false
+}) {}
+
+export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
+  scoped: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const runtime = yield* Effect.runtime<never>()
+    const working = yield* RunsWorkers
+    const boss = new PgBoss({
+      db: adapterOf(sql, runtime),
+      schema: "pgboss",
+      // Only instances that run workers look after expiries, retention and schedules.
+      supervise: working,
+      schedule: working,
+      maintenanceIntervalSeconds: MAINTENANCE_SECONDS
+    })
+    boss.on("error", (error) => Runtime.runFork(runtime)(Effect.logWarning("Job queue", error)))
+    yield* Effect.acquireRelease(
+      Effect.tryPromise(() => boss.start()),
+      () =>
+        Effect.promise(() => boss.stop({ graceful: true, close: false, wait: true, timeout: 15_000 })).pipe(
+          Effect.ignore
+        )
+    ).pipe(Effect.orDie)
+    const workers: Array<string> = []
+
+    const queue = <A extends object>(kind: JobKind<A>) =>
+      Effect.tryPromise(() =>
+        boss.createQueue(kind.name, {
+          name: kind.name,
+          expireInSeconds: kind.expireInSeconds,
+          retryLimit: kind.retryLimit,
+          retryDelay: kind.retryDelaySeconds
+        })
+      ).pipe(Effect.orDie)
+
+    /**
+     * Sends a job; inside a transaction, the transaction writes it. `startAfter` delays it. The workers of this
+     * instance are woken once the job can be seen (at once outside a transaction; a transaction's job waits for
+     * the next poll, at most POLL_SECONDS).
+     */
+    const send = <A extends object>(kind: JobKind<A>, data: A, options: { readonly startAfter?: Date } = {}) =>
+      Effect.gen(function* () {
+        const here = yield* Effect.runtime<never>()
+        yield* Effect.tryPromise(() =>
+          boss.send(kind.name, data, {
+            db: adapterOf(sql, here),
+            ...(options.startAfter === undefined ? {} : { startAfter: options.startAfter })
+          })
+        )
+      }).pipe(Effect.orDie)
+
+    /** Wakes this instance's workers, after a transaction that sent jobs has committed. */
+    const wake = Effect.sync(() => {
+      for (const id of workers) boss.notifyWorker(id)
+    })
+
+    /**
+     * Runs `handle` for each job of `kind` on `concurrency` workers of this instance (none with WORKERS=off). A
+     * handler that fails (or dies) fails the run, which runs again as the kind says; expected outcomes, a webhook
+     * that answered 500 say, are the handler's to record and are not failures.
+     */
+    const work = <A extends object, R>(
+      kind: JobKind<A>,
+      concurrency: number,
+      handle: (data: A) => Effect.Effect<void, never, R>
+    ): Effect.Effect<void, never, R | Scope.Scope> =>
+      Effect.gen(function* () {
+        yield* queue(kind)
+        if (!working) return
+        const context = yield* Effect.runtime<R>()
+        for (let i = 0; i < concurrency; i++) {
+          const id = yield* Effect.tryPromise(() =>
+            boss.work<A>(kind.name, { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS }, async ([job]) => {
+              if (job === undefined) return
+              const exit = await Runtime.runPromiseExit(context)(handle(job.data))
+              if (exit._tag === "Failure") throw new Error(Cause.pretty(exit.cause))
+            })
+          ).pipe(Effect.orDie)
+          workers.push(id)
+        }
+        yield* Effect.addFinalizer(() => Effect.promise(() => boss.offWork(kind.name)).pipe(Effect.ignore))
+      })
+
+    /** Runs a job of `kind` on the cron schedule `cron` (UTC), on one instance each time. */
+    const schedule = <A extends object>(kind: JobKind<A>, cron: string, data: A) =>
+      Effect.gen(function* () {
+        yield* queue(kind)
+        if (working)
+          yield* Effect.tryPromise(() => boss.schedule(kind.name, cron, data, { tz: "UTC" })).pipe(Effect.orDie)
+      })
+
+    return { queue, send, wake, work, schedule, working }
+  })
+}) {}
