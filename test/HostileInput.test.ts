@@ -19,6 +19,21 @@ const article = Effect.gen(function* () {
   return { key, id, siteId }
 })
 
+/** A PATCH of a new article whose body is `body` as written, with `contentType` if any: the article and the answer. */
+const patchAs = (contentType: string | undefined, body: string) =>
+  Effect.gen(function* () {
+    const { key, id } = yield* article
+    const result = yield* send(`/api/v1/articles/${id}`, key, {
+      method: "PATCH",
+      ...(contentType === undefined ? {} : { contentType }),
+      body
+    })
+    return { key, id, result }
+  })
+
+/** A JSON body whose replacements are arrays nested `depth` deep. */
+const nestedReplacements = (depth: number) => `{"replacements":${"[".repeat(depth)}${"]".repeat(depth)}}`
+
 layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
   describe("content types", () => {
     for (const [name, contentType] of [
@@ -29,12 +44,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
     ] as const) {
       it.effect(`a PATCH with ${name} is 422 naming the content type the endpoint takes, and saves nothing`, () =>
         Effect.gen(function* () {
-          const { key, id } = yield* article
-          const result = yield* send(`/api/v1/articles/${id}`, key, {
-            method: "PATCH",
-            ...(contentType === undefined ? {} : { contentType }),
-            body: JSON.stringify({ title: "Changed" })
-          })
+          const { key, id, result } = yield* patchAs(contentType, JSON.stringify({ title: "Changed" }))
           assert.strictEqual(result.status, 422, JSON.stringify(result.body))
           assert.strictEqual(result.body.error, "validation_error")
           assert.include(result.body.message, "application/json")
@@ -47,12 +57,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
 
     it.effect("application/json with a charset is accepted", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* article
-        const result = yield* send(`/api/v1/articles/${id}`, key, {
-          method: "PATCH",
-          contentType: "application/json; charset=utf-8",
-          body: JSON.stringify({ title: "Changed" })
-        })
+        const { result } = yield* patchAs("application/json; charset=utf-8", JSON.stringify({ title: "Changed" }))
         assert.strictEqual(result.status, 200)
       })
     )
@@ -159,13 +164,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
   describe("nesting", () => {
     it.effect("JSON nested 100,000 deep is 422 validation_error with limit 64", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* article
-        const depth = 100_000
-        const result = yield* send(`/api/v1/articles/${id}`, key, {
-          method: "PATCH",
-          contentType: "application/json",
-          body: `{"replacements":${"[".repeat(depth)}${"]".repeat(depth)}}`
-        })
+        const { result } = yield* patchAs("application/json", nestedReplacements(100_000))
         assert.strictEqual(result.status, 422)
         assert.strictEqual(result.body.limit, 64)
       })
@@ -173,12 +172,7 @@ layer(TestServerLive)("hostile input is a clear 4xx, never a 500", (it) => {
 
     it.effect("JSON nested 64 deep is judged on its fields as usual", () =>
       Effect.gen(function* () {
-        const { key, id } = yield* article
-        const result = yield* send(`/api/v1/articles/${id}`, key, {
-          method: "PATCH",
-          contentType: "application/json",
-          body: `{"replacements":${"[".repeat(63)}${"]".repeat(63)}}`
-        })
+        const { result } = yield* patchAs("application/json", nestedReplacements(63))
         assert.strictEqual(result.status, 422)
         assert.notStrictEqual(result.body.limit, 64)
       })

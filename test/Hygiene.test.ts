@@ -5,7 +5,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { embeddedEnv, freePort, startCbs, tempDir } from "./support/CbsProcess.js"
 import { eventually, PATIENCE, waitUntil } from "./support/Eventually.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const MiB = 1024 * 1024
 const JSON_CAP = 5 * MiB
@@ -55,21 +55,12 @@ const assertPayloadTooLarge = (response: RawResponse) => {
   assert.isAbove((response.headers["x-request-id"] as string).length, 0)
 }
 
-/** A fresh account with one website and one article. */
-const articleOfNewAccount = Effect.gen(function* () {
-  const app = yield* TestApp
-  const { accountId, key } = yield* app.makeAccount()
-  const siteId = yield* app.makeSite(accountId)
-  const id = yield* app.makeArticle(siteId)
-  return { key, id }
-})
-
 layer(TestServerLive)("request hygiene", (it) => {
   describe("413 payload_too_large before the body is read", () => {
     it.effect("a JSON body declared over 5 MiB is answered 413 with limit 5 MiB and an X-Request-Id, not reset", () =>
       Effect.gen(function* () {
         const app = yield* TestApp
-        const { key, id } = yield* articleOfNewAccount
+        const { key, id } = yield* articleOfNewAccount()
         const response = yield* declareBody(
           app.baseUrl,
           `/api/v1/articles/${id}/featured-image`,
@@ -86,7 +77,7 @@ layer(TestServerLive)("request hygiene", (it) => {
       () =>
         Effect.gen(function* () {
           const app = yield* TestApp
-          const { key, id } = yield* articleOfNewAccount
+          const { key, id } = yield* articleOfNewAccount()
           const declared = 11 * MiB + 64 * 1024
           const response = yield* declareBody(
             app.baseUrl,

@@ -22,7 +22,7 @@ import { makeFixtures, PARTNER, PROTECTED_BODY, storedArticle } from "./support/
 import { connectClient, sdkToolData } from "./support/McpSdkClient.js"
 import { mcpAddress, newMcpUser } from "./support/McpSession.js"
 import { freshMediaDir, PNG_BASE64 } from "./support/Media.js"
-import { TestApp, TestServerLive } from "./support/TestServer.js"
+import { TestServerLive } from "./support/TestServer.js"
 import { readToolNames, serviceTool, toolNames } from "./support/Tools.js"
 import { PASSWORD } from "./support/WebPages.js"
 
@@ -289,8 +289,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "once the access token has expired, the next call succeeds through a silent refresh with new tokens",
       () =>
         Effect.gen(function* () {
-          const { mcpUrl, session } = yield* startedNewUser
-          const app = yield* TestApp
+          const { app, mcpUrl, session } = yield* startedNewUser
           const site = yield* app.makeSite(session.accountId)
           const client = yield* connectClient(session.provider)
           assert.strictEqual((yield* sdkToolData(client, "list_sites", {})).data[0].id, site)

@@ -22,6 +22,13 @@ const sharedSession = sharedMcpUser()
 /** The test's start, with the file's signed-in user. */
 const started = Effect.zipRight(startClock, sharedSession)
 
+/** The test's start, with the file's signed-in user and a new API key of its account for the REST side. */
+const startedWithKey = Effect.gen(function* () {
+  const session = yield* started
+  const app = yield* TestApp
+  return { session, app, key: yield* app.makeKey(session.accountId) }
+})
+
 /** What tools/list answers the file's user. */
 const listedTools = Effect.gen(function* () {
   const session = yield* started
@@ -74,10 +81,8 @@ layer(TestServerLive)("MCP interface", (it) => {
     for (const [name, tool, argsOf] of cases) {
       it.effect(`${name}: the tool's structured content deep-equals the REST endpoint's JSON`, () =>
         Effect.gen(function* () {
-          const session = yield* started
-          const app = yield* TestApp
+          const { session, key } = yield* startedWithKey
           const fixtures = yield* makeFixtures(session.accountId)
-          const key = yield* app.makeKey(session.accountId)
           const args = argsOf(fixtures)
           const path = restPathOf(tool, args)
           const viaRest = yield* rest(key, path)
@@ -108,9 +113,7 @@ layer(TestServerLive)("MCP interface", (it) => {
       "an error is the same error through REST and MCP: missing article, another account's site, bad paging",
       () =>
         Effect.gen(function* () {
-          const session = yield* started
-          const app = yield* TestApp
-          const key = yield* app.makeKey(session.accountId)
+          const { session, app, key } = yield* startedWithKey
           const { site: foreignSite } = yield* foreignArticle
           const own = yield* app.makeSite(session.accountId)
           const cases: ReadonlyArray<readonly [string, Record<string, unknown>, number]> = [

@@ -7,7 +7,7 @@ import { MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS } from "../src/Html/Bounds.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
 import { clockStarts } from "./support/Clock.js"
 import { foreignArticle, makeFixtures, PARTNER, PROTECTED_BODY, storedArticle } from "./support/McpFixtures.js"
-import { newMcpUser, sharedMcpUser, toolData, toolError } from "./support/McpSession.js"
+import { type McpUser, newMcpUser, sharedMcpUser, toolData, toolError } from "./support/McpSession.js"
 import { type ArticleFields, TestApp, TestServerLive } from "./support/TestServer.js"
 
 const EDITS_PER_DAY = 200
@@ -19,16 +19,18 @@ const sharedSession = sharedMcpUser()
 /** The test's start with a user of its own, for the tests that use up its edits or count its audit rows. */
 const startedOwnUser = Effect.zipRight(startClock, newMcpUser)
 
-/** The test's start: the file's signed-in user, a new website of its account, and an article on it. */
-const articleOfSession = (fields: ArticleFields) =>
+/** `user` (signed in at the test's start), a new website of its account, and an article on it. */
+const articleOf = <R>(user: Effect.Effect<McpUser, never, R>, fields: ArticleFields) =>
   Effect.gen(function* () {
-    yield* startClock
-    const session = yield* sharedSession
+    const session = yield* user
     const app = yield* TestApp
     const site = yield* app.makeSite(session.accountId)
     const id = yield* app.makeArticle(site, fields)
     return { session, site, id }
   })
+
+/** The test's start: the file's signed-in user, a new website of its account, and an article on it. */
+const articleOfSession = (fields: ArticleFields) => articleOf(Effect.zipRight(startClock, sharedSession), fields)
 
 /** The article as it was made: this body, and no revision since. */
 const assertUnchanged = (id: ArticleId, body: string) =>
@@ -217,11 +219,8 @@ layer(TestServerLive)("MCP interface", (it) => {
       "with the account's 200 edits for the UTC day used, edits through MCP are edit_limit_exceeded with limit 200",
       () =>
         Effect.gen(function* () {
-          const session = yield* startedOwnUser
-          const app = yield* TestApp
+          const { session, id } = yield* articleOf(startedOwnUser, { title: "Quota", body: "<p>red fish</p>" })
           const sql = yield* SqlClient.SqlClient
-          const site = yield* app.makeSite(session.accountId)
-          const id = yield* app.makeArticle(site, { title: "Quota", body: "<p>red fish</p>" })
           const today = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
           yield* sql`insert into edit_counters (account_id, day, count)
             values (${session.accountId}, ${today}::date, ${EDITS_PER_DAY - 1})`.pipe(Effect.orDie)

@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeBrowser, postRpc, REDIRECT_URI, signInWithSdk, toolsCall } from "./support/McpClient.js"
+import { postRegistration } from "./support/OAuthFlow.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { PASSWORD, signedInAccount } from "./support/WebPages.js"
 
@@ -150,19 +151,11 @@ layer(TestServerLive)("scopes at the token endpoint", (it) => {
 
 layer(TestServerLive)("scopes at the registration endpoint", (it) => {
   const register = (extra: Record<string, unknown>) =>
-    Effect.gen(function* () {
-      const app = yield* TestApp
-      const res = yield* app.fetch("/register", {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          client_name: "Scope Test",
-          redirect_uris: [REDIRECT_URI],
-          token_endpoint_auth_method: "none",
-          ...extra
-        })
-      })
-      return { status: res.status, body: (yield* Effect.promise(() => res.json())) as Record<string, unknown> }
+    postRegistration({
+      client_name: "Scope Test",
+      redirect_uris: [REDIRECT_URI],
+      token_endpoint_auth_method: "none",
+      ...extra
     })
 
   for (const [label, extra] of [

@@ -2,7 +2,7 @@
 import { connect } from "node:net"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
+import { articleOfNewAccount, serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 
 /** An answer read off a raw connection until the server closed it: its status, headers and parsed body. */
 interface RawAnswer {
@@ -57,9 +57,7 @@ layer(TestServerLive, { excludeTestServices: true })("requests the application i
       "is answered 408 request_timeout (JSON) after BODY_STALL_SECONDS without a byte, then its connection is closed",
       () =>
         Effect.gen(function* () {
-          const app = yield* TestApp
-          const { accountId, key } = yield* app.makeAccount()
-          const id = yield* app.makeArticle(yield* app.makeSite(accountId))
+          const { key, id } = yield* articleOfNewAccount()
           const baseUrl = yield* serverWithSettings({ BODY_STALL_SECONDS: "1" })
           const headers = `Host: localhost\r\nx-api-key: ${key}\r\ncontent-type: application/json\r\n`
           // A declared length of which only the start arrives.

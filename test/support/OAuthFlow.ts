@@ -54,6 +54,18 @@ export const registerClient = (browser: Browser, metadata: Record<string, unknow
     return json(reply).client_id as string
   })
 
+/** POST /register with `metadata` as JSON, as a client registers itself: the status and the JSON answer. */
+export const postRegistration = (metadata: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const app = yield* TestApp
+    const res = yield* app.fetch("/register", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(metadata)
+    })
+    return { status: res.status, body: (yield* Effect.promise(() => res.json())) as Record<string, unknown> }
+  })
+
 /** A user with a password; its e-mail, user id and account id. */
 export const makeUser = Effect.gen(function* () {
   const app = yield* TestApp

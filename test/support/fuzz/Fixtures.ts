@@ -3,6 +3,7 @@ import { assert } from "@effect/vitest"
 import { Clock, Effect, TestClock } from "effect"
 import { s256 } from "../../../src/OAuth/Pkce.js"
 import { allowInBrowser, hiddenField, makeBrowser, submitSignIn } from "../McpClient.js"
+import { postRegistration } from "../OAuthFlow.js"
 import { TestApp } from "../TestServer.js"
 import { PASSWORD } from "../WebPages.js"
 import type { ApiFixtures } from "./ApiRequests.js"
@@ -60,15 +61,9 @@ export const getJson = (path: string) =>
 /** A client registered with `metadata`; its id and secret (if confidential). */
 const register = (metadata: Record<string, unknown>) =>
   Effect.gen(function* () {
-    const app = yield* TestApp
-    const res = yield* app.fetch("/register", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(metadata)
-    })
-    const body = (yield* Effect.promise(() => res.json())) as { client_id: string; client_secret?: string }
-    assert.strictEqual(res.status, 201, JSON.stringify(body))
-    return body
+    const { status, body } = yield* postRegistration(metadata)
+    assert.strictEqual(status, 201, JSON.stringify(body))
+    return body as { client_id: string; client_secret?: string }
   })
 
 const REDIRECT_URI = "http://127.0.0.1:33418/callback"
