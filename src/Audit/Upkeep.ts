@@ -1,8 +1,5 @@
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect, Layer } from "effect"
 import { AuditLog, type Maintenance, unpartitionedLine } from "./AuditLog.js"
-
-/** How often a running service looks after the call log's partitions. */
-const EVERY = Duration.hours(1)
 
 /** The report of one round, in the service's log: a warning when calls had landed in the default partition. */
 const logged = (done: Maintenance) =>
@@ -17,17 +14,21 @@ const logged = (done: Maintenance) =>
     }
   })
 
+/** One round of the call log's upkeep (partitions ahead, retention, a warning for calls in the default partition). */
+export const callLogRound = Effect.gen(function* () {
+  const audit = yield* AuditLog
+  yield* audit.maintain.pipe(Effect.flatMap(logged))
+})
+
 /**
- * The running service's upkeep of the call log, on the process's own clock: once before it serves (today's and the
- * week ahead's partitions exist before the first call), then every hour (the partitions ahead, a warning for calls
- * found in the default partition, retention by dropping whole days). Meanwhile, the rows of a log from before day
- * partitions are moved into their days. A failed round is logged and tried again at the next.
+ * The call log's upkeep at the start of a running service: a round before it serves (today's and the week ahead's
+ * partitions exist before the first call); meanwhile, the rows of a log from before day partitions are moved into
+ * their days. The hourly rounds after it are background work (Server/BackgroundWork.ts). A failed round is logged.
  */
 export const CallLogUpkeepLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const audit = yield* AuditLog
-    const round = audit.maintain.pipe(
-      Effect.flatMap(logged),
+    const round = callLogRound.pipe(
       Effect.catchAllCause((cause) => Effect.logError("Call log upkeep failed; it runs again within the hour", cause))
     )
     const convert = audit.convert().pipe(
@@ -41,6 +42,6 @@ export const CallLogUpkeepLive = Layer.scopedDiscard(
       )
     )
     yield* round
-    yield* Effect.forkScoped(Effect.zipRight(convert, Effect.repeat(Effect.delay(round, EVERY), Schedule.forever)))
+    yield* Effect.forkScoped(convert)
   }).pipe(Effect.withClock(Clock.make()))
 )

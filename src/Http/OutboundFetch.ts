@@ -1,7 +1,7 @@
 import type { LookupAddress } from "node:dns"
 import { lookup } from "node:dns/promises"
-import type { IncomingMessage } from "node:http"
-import { request } from "node:https"
+import { request as httpRequest, type IncomingMessage } from "node:http"
+import { request as httpsRequest } from "node:https"
 import { isIP } from "node:net"
 import { Context, Data, Effect } from "effect"
 import ipaddr from "ipaddr.js"
@@ -20,6 +20,11 @@ export interface OutboundAddressPolicy {
   readonly trustedHosts: ReadonlySet<string>
   /** Extra certificate authorities (PEM) to trust, for a test server's certificate. */
   readonly ca: string | undefined
+  /**
+   * Development and tests (OUTBOUND_ALLOW_LOOPBACK): loopback addresses may be reached too, and over http. Never
+   * any other private address.
+   */
+  readonly allowLoopback?: boolean | undefined
 }
 
 export class OutboundPolicy extends Context.Reference<OutboundPolicy>()("Http/OutboundPolicy", {
@@ -64,10 +69,20 @@ const judgedAs = (address: string): ipaddr.IPv4 | ipaddr.IPv6 => {
 export const isPublicAddress = (address: string): boolean =>
   ipaddr.isValid(address) && judgedAs(address).range() === "unicast"
 
+/** Whether the guard lets a fetch reach `address` under `policy`. */
+const reachable = (address: string, policy: OutboundAddressPolicy): boolean =>
+  isPublicAddress(address) ||
+  (policy.allowLoopback === true && ipaddr.isValid(address) && judgedAs(address).range() === "loopback")
+
+/** Whether the guard lets a fetch use `url`'s scheme under `policy`: https, or http where loopback is allowed. */
+const schemeAllowed = (url: URL, policy: OutboundAddressPolicy): boolean =>
+  url.protocol === "https:" || (url.protocol === "http:" && policy.allowLoopback === true)
+
 /** The addresses to connect to for `host`, each checked; an IP literal is checked as it is. */
 const addressesOf = (
   host: string,
-  trusted: boolean
+  trusted: boolean,
+  policy: OutboundAddressPolicy
 ): Effect.Effect<ReadonlyArray<LookupAddress>, OutboundFetchFailed> =>
   Effect.gen(function* () {
     const literal = host.startsWith("[") ? host.slice(1, -1) : host
@@ -79,7 +94,7 @@ const addressesOf = (
             catch: () => fail(`the name ${literal} could not be resolved`)
           })
     if (found.length === 0) return yield* fail(`the name ${literal} could not be resolved`)
-    const refused = trusted ? undefined : found.find((entry) => !isPublicAddress(entry.address))
+    const refused = trusted ? undefined : found.find((entry) => !reachable(entry.address, policy))
     if (refused !== undefined) {
       return yield* fail(
         `${literal} leads to ${refused.address}, which is not a public internet address (private, loopback, link-local or reserved addresses are never fetched)`
@@ -88,14 +103,31 @@ const addressesOf = (
     return found
   })
 
-/** One HTTPS GET to the checked `address`, bounded by `limits`; redirects are returned, not followed. */
-const getOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolicy, limits: OutboundLimits) =>
+/** What one request sends, and how much of the answer it reads. */
+interface Sent {
+  readonly method: "GET" | "POST"
+  readonly headers: Record<string, string>
+  readonly body?: string | undefined
+  readonly maxBytes: number
+  /** `fail`: an answer over maxBytes is a failure; `cut`: only its first maxBytes are read, the rest never. */
+  readonly overflow: "fail" | "cut"
+}
+
+/** One request to the checked `address`; redirects are returned, not followed. */
+const sendOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolicy, sent: Sent) =>
   Effect.async<OutboundAnswer, OutboundFetchFailed>((resume, signal) => {
+    let done = false
+    const finish = (effect: Effect.Effect<OutboundAnswer, OutboundFetchFailed>) => {
+      if (done) return
+      done = true
+      resume(effect)
+    }
+    const request = url.protocol === "http:" ? httpRequest : httpsRequest
     const req = request(
       url,
       {
-        method: "GET",
-        headers: { accept: "application/json", "user-agent": "content-backlink-service" },
+        method: sent.method,
+        headers: { "user-agent": "content-backlink-service", ...sent.headers },
         // The connection goes to the address that was checked, whatever the name resolves to by now.
         lookup: (_host, options, callback) => {
           if ((options as { all?: boolean }).all === true) callback(null, [address] as never, undefined as never)
@@ -107,28 +139,33 @@ const getOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolicy
       (res) => {
         const chunks: Array<Buffer> = []
         let size = 0
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length
-          if (size > limits.maxBytes) {
-            req.destroy()
-            resume(Effect.fail(fail(`the answer is larger than ${limits.maxBytes} bytes`)))
-          } else chunks.push(chunk)
+        const answer = () => ({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          url: url.href
         })
-        res.on("end", () =>
-          resume(
-            Effect.succeed({
-              status: res.statusCode ?? 0,
-              headers: res.headers,
-              body: Buffer.concat(chunks).toString("utf8"),
-              url: url.href
-            })
-          )
-        )
-        res.on("error", () => resume(Effect.fail(fail("the connection broke off"))))
+        res.on("data", (chunk: Buffer) => {
+          if (done) return
+          const room = sent.maxBytes - size
+          size += chunk.length
+          if (size <= sent.maxBytes) {
+            chunks.push(chunk)
+            return
+          }
+          req.destroy()
+          if (sent.overflow === "fail") finish(Effect.fail(fail(`the answer is larger than ${sent.maxBytes} bytes`)))
+          else {
+            chunks.push(chunk.subarray(0, room))
+            finish(Effect.succeed(answer()))
+          }
+        })
+        res.on("end", () => finish(Effect.succeed(answer())))
+        res.on("error", () => finish(Effect.fail(fail("the connection broke off"))))
       }
     )
     req.on("error", (error: NodeJS.ErrnoException) =>
-      resume(
+      finish(
         Effect.fail(
           fail(
             error.code?.startsWith("ERR_TLS") === true || /certificate/i.test(error.message)
@@ -138,8 +175,47 @@ const getOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolicy
         )
       )
     )
-    req.end()
+    req.end(sent.body)
   })
+
+/** The checked address to connect to for `url`, after its scheme is checked. */
+const addressFor = (url: URL, policy: OutboundAddressPolicy) =>
+  Effect.gen(function* () {
+    if (!schemeAllowed(url, policy)) return yield* fail("the address is not an https:// URL")
+    const [address] = yield* addressesOf(url.hostname, policy.trustedHosts.has(url.hostname), policy)
+    return address!
+  })
+
+const withinTimeout = (timeoutMs: number) =>
+  Effect.timeoutFail({
+    duration: timeoutMs,
+    onTimeout: () => fail(`it did not answer within ${timeoutMs / 1000} s`)
+  })
+
+/**
+ * POSTs `body` to `target` under the guard, once: HTTPS (http to loopback where allowed), public addresses only, no
+ * redirect followed (a redirect is the answer), within `timeoutMs` in all; only the first `maxBytes` of the answer
+ * are read.
+ */
+export const guardedPost = (
+  target: string,
+  body: string,
+  headers: Record<string, string>,
+  limits: { readonly maxBytes: number; readonly timeoutMs: number }
+) =>
+  Effect.gen(function* () {
+    const policy = yield* OutboundPolicy
+    if (!URL.canParse(target)) return yield* fail("the address is not a URL")
+    const url = new URL(target)
+    const address = yield* addressFor(url, policy)
+    return yield* sendOnce(url, address, policy, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body,
+      maxBytes: limits.maxBytes,
+      overflow: "cut"
+    })
+  }).pipe(withinTimeout(limits.timeoutMs))
 
 /**
  * GETs `target` under the guard: HTTPS, public addresses only (each redirect checked again), at most
@@ -151,18 +227,16 @@ export const guardedGet = (target: string, limits: OutboundLimits) =>
     let url = URL.canParse(target) ? new URL(target) : undefined
     for (let redirects = 0; ; redirects++) {
       if (url === undefined) return yield* fail("the address is not a URL")
-      if (url.protocol !== "https:") return yield* fail("the address is not an https:// URL")
-      const trusted = policy.trustedHosts.has(url.hostname)
-      const [address] = yield* addressesOf(url.hostname, trusted)
-      const answer = yield* getOnce(url, address!, policy, limits)
+      const address = yield* addressFor(url, policy)
+      const answer = yield* sendOnce(url, address, policy, {
+        method: "GET",
+        headers: { accept: "application/json" },
+        maxBytes: limits.maxBytes,
+        overflow: "fail"
+      })
       const location = answer.headers.location
       if (answer.status < 300 || answer.status >= 400 || location === undefined) return answer
       if (redirects >= limits.maxRedirects) return yield* fail(`it redirects more than ${limits.maxRedirects} times`)
       url = URL.canParse(location, url) ? new URL(location, url) : undefined
     }
-  }).pipe(
-    Effect.timeoutFail({
-      duration: limits.timeoutMs,
-      onTimeout: () => fail(`it did not answer within ${limits.timeoutMs / 1000} s`)
-    })
-  )
+  }).pipe(withinTimeout(limits.timeoutMs))

@@ -44,6 +44,7 @@ import { Sites } from "../Sites/Sites.js"
 import { StatsHttpLive } from "../Stats/Http.js"
 import { Stats } from "../Stats/Stats.js"
 import { WebPagesLive } from "../Web/Pages.js"
+import { BackgroundWorkLive } from "./BackgroundWork.js"
 import { ClientErrorsLive } from "./ClientErrors.js"
 import { RequestDeadlines } from "./Deadlines.js"
 import { HealthRoutesLive } from "./Health.js"
@@ -120,6 +121,7 @@ export const HttpServerLive = (listen: { readonly port: number; readonly host: s
       McpRoutesLive(deriveTools(Api)),
       WebPagesLive,
       CallLogUpkeepLive,
+      BackgroundWorkLive,
       SearchBackfillLive.pipe(Layer.provide([ArticlesRepo.Default, Sanitizer.Default]))
     ]),
     Layer.provide(ApiLive),

@@ -1,6 +1,8 @@
 import { HttpServer } from "@effect/platform"
 import { Console, Context, Duration, Effect, Layer, Option, Scope } from "effect"
 import { AppConfig, publicBaseUrl } from "../../Config.js"
+import { OutboundPolicy } from "../../Http/OutboundFetch.js"
+import { RunsWorkers } from "../../Jobs/Jobs.js"
 import { LogsTo } from "../../Logging.js"
 import { HttpServerLive } from "../../Server/Server.js"
 import { CliError } from "../CliError.js"
@@ -85,7 +87,22 @@ export const serve = (args: { readonly port: Option.Option<number>; readonly jso
       ? Option.some(yield* seedDemo.pipe(Effect.provide(seedServicesLive(Option.some(listen.port)))))
       : Option.none<DemoSignIn>()
     yield* Console.error("Starting the HTTP server…")
+    if (config.outboundAllowLoopback) {
+      yield* Console.error(
+        "Warning: OUTBOUND_ALLOW_LOOPBACK=true lets webhooks and other outbound fetches reach this machine's loopback addresses over http. Never set it in production."
+      )
+    }
+    // The background work runs here unless WORKERS=off; outbound fetches follow the development setting.
+    const instance = Layer.mergeAll(
+      Layer.succeed(RunsWorkers, config.workers === "on"),
+      Layer.succeed(OutboundPolicy, {
+        trustedHosts: new Set<string>(),
+        ca: undefined,
+        allowLoopback: config.outboundAllowLoopback
+      })
+    )
     const server = HttpServerLive(listen).pipe(
+      Layer.provide(instance),
       Layer.mapError((error) =>
         error._tag === "ServeError"
           ? new CliError({ message: `cannot listen on ${listen.host}:${listen.port}: ${causeMessage(error.cause)}` })
