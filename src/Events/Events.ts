@@ -5,7 +5,8 @@ import type { Event, EventType } from "../Domain/Event.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { Jobs } from "../Jobs/Jobs.js"
 import { DeliveryJob } from "../Webhooks/DeliveryJob.js"
-import { EVENT_DAYS, type EventRows, EventsRepo } from "./Repo.js"
+import type { EventRows } from "./EventRows.js"
+import { EVENT_DAYS, EventsRepo } from "./Repo.js"
 
 export interface EventsQuery {
   readonly after?: number | undefined

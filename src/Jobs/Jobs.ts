@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Effect, Runtime, type Scope } from "effect"
 import PgBoss from "pg-boss"
+import { JOB_QUEUE_SCHEMA } from "../Sql/JobQueueSchema.js"
 
 /**
  * Background work runs on pg-boss, a PostgreSQL job queue: its jobs live in the service's database (schema
@@ -57,7 +58,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
     const working = yield* RunsWorkers
     const boss = new PgBoss({
       db: adapterOf(sql, runtime),
-      schema: "pgboss",
+      schema: JOB_QUEUE_SCHEMA,
       // Only instances that run workers look after expiries, retention and schedules.
       supervise: working,
       schedule: working,

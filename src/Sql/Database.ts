@@ -11,6 +11,7 @@ import pg from "pg"
 import { AppConfig } from "../Config.js"
 import { DatabaseInUse, lockDataDir, publishAddress, runningHolder } from "./DataDirLock.js"
 import { startFromTemplate } from "./EmbeddedTemplate.js"
+import { installJobQueue } from "./JobQueueSchema.js"
 import { packagePath } from "./PackageRoot.js"
 import { acquirePgPool } from "./PgPool.js"
 
@@ -42,8 +43,9 @@ export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> =
   Effect.mapError((cause) => new Migrator.MigrationError({ reason: "import-error", message: String(cause), cause }))
 )
 
-/** Applies pending migrations; returns the ones it applied. */
+/** Applies pending migrations, and installs the job queue's tables; returns the migrations it applied. */
 export const migrate = Migrator.make({})({ loader: sqlFileLoader, table: "schema_migrations" }).pipe(
+  Effect.tap(() => installJobQueue),
   Effect.provide(NodeContext.layer)
 )
 
