@@ -215,6 +215,7 @@ export class ArticleChanges extends Effect.Service<ArticleChanges>()("Articles/C
             )
           })
         )
+        yield* events.wake
         return outcome
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 

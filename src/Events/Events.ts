@@ -50,6 +50,12 @@ export class Events extends Effect.Service<Events>()("Events/Events", {
       return { data, next_after: last?.id ?? after ?? null }
     })
 
-    return { record, list, prune: repo.prune }
+    return {
+      record,
+      list,
+      prune: repo.prune,
+      /** Wakes this instance's delivery workers: after a transaction that recorded events has committed. */
+      wake: jobs.wake
+    }
   })
 }) {}

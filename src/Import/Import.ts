@@ -226,6 +226,7 @@ export class Importer extends Effect.Service<Importer>()("Import/Import", {
         write,
         Effect.suspend(() => recordEvents(happened))
       ).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      yield* events.wake
       return counts.summary()
     })
 

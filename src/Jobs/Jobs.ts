@@ -26,8 +26,12 @@ export interface JobKind<A> {
 
 export const jobKind = <A extends object>(kind: Omit<JobKind<A>, "_data">): JobKind<A> => kind
 
-/** How often an idle worker asks for work; a job sent by this instance wakes its workers at once. */
-const POLL_SECONDS = 2
+/**
+ * How often an idle worker asks for work. A change that sends jobs wakes this instance's workers once it commits
+ * (`wake`), so the wait is for jobs sent by other instances, and for retries that come due. Each poll is a query:
+ * 4 delivery workers and the upkeep's at 5 s cost an idle embedded server about 1 % of a core.
+ */
+const POLL_SECONDS = 5
 /** How often abandoned runs are looked for (pg-boss's maintenance, run by one instance at a time). */
 const MAINTENANCE_SECONDS = 30
 
@@ -85,9 +89,8 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
       ).pipe(Effect.orDie)
 
     /**
-     * Sends a job; inside a transaction, the transaction writes it. `startAfter` delays it. The workers of this
-     * instance are woken once the job can be seen (at once outside a transaction; a transaction's job waits for
-     * the next poll, at most POLL_SECONDS).
+     * Sends a job; inside a transaction, the transaction writes it (then `wake` once it has committed). `startAfter`
+     * delays it.
      */
     const send = <A extends object>(kind: JobKind<A>, data: A, options: { readonly startAfter?: Date } = {}) =>
       Effect.gen(function* () {

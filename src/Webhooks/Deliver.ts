@@ -12,7 +12,7 @@ const TIMEOUT_MS = 10_000
 const KEPT_BYTES = 1024
 
 /** How many deliveries one instance makes at once: a slow receiver holds one of them, never the others. */
-export const DELIVERY_WORKERS = 8
+export const DELIVERY_WORKERS = 4
 
 /**
  * The `webhook-signature` header (Standard Webhooks): `v1,<base64 HMAC-SHA256>` with the endpoint's secret, and
