@@ -29,7 +29,7 @@ export const jobKind = <A extends object>(kind: Omit<JobKind<A>, "_data">): JobK
 /**
  * How often an idle worker asks for work. A change that sends jobs wakes this instance's workers once it commits
  * (`wake`), so the wait is for jobs sent by other instances, and for retries that come due. Each poll is a query:
- * 4 delivery workers and the upkeep's at 5 s cost an idle embedded server about 1 % of a core.
+ * 4 delivery workers and the upkeep's at 5 s cost an idle embedded server about 1 s of CPU a minute.
  */
 const POLL_SECONDS = 5
 /** How often abandoned runs are looked for (pg-boss's maintenance, run by one instance at a time). */
