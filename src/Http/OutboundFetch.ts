@@ -7,14 +7,18 @@ import { Context, Data, Effect } from "effect"
 import ipaddr from "ipaddr.js"
 
 /**
- * Fetches made on a client's word (a client's metadata document, by the URL it gave as its client id) are guarded
- * against server-side request forgery: HTTPS only; every address the name resolves to must be a public one
- * (no private, loopback, link-local, unique-local, multicast or reserved address), and the connection goes to the
- * address that was checked, so the name cannot be re-pointed between the check and the connection; each redirect is
- * checked again; the answer is bounded in size and time.
+ * Every fetch the service makes on a customer's word (a client's metadata document, by the URL it gave as its client
+ * id; a webhook delivery, to the URL of an endpoint) is guarded against server-side request forgery: HTTPS only;
+ * every address the name resolves to must be a public one (no private, loopback, link-local, unique-local, multicast
+ * or reserved address), and the connection goes to the address that was checked, so the name cannot be re-pointed
+ * between the check and the connection; each redirect is checked again (a POST follows none); the answer is bounded
+ * in size and time. The development setting (OUTBOUND_ALLOW_LOOPBACK) adds loopback addresses, over http too.
  */
 
-/** What a guarded fetch may reach besides public addresses: tests only (nothing in the configuration sets it). */
+/**
+ * What a guarded fetch may reach besides public addresses: trusted hosts and certificate authorities for tests only;
+ * loopback addresses with OUTBOUND_ALLOW_LOOPBACK (`cbs serve` provides it from the configuration).
+ */
 export interface OutboundAddressPolicy {
   /** Host names (as in the URL) whose addresses are not checked. */
   readonly trustedHosts: ReadonlySet<string>
