@@ -221,10 +221,11 @@ export class Importer extends Effect.Service<Importer>()("Import/Import", {
           )
         )
       })
-      yield* Effect.zipRight(write, recordEvents(happened)).pipe(
-        sql.withTransaction,
-        Effect.catchTag("SqlError", Effect.die)
-      )
+      // Suspended: what happened is known only once the records are written.
+      yield* Effect.zipRight(
+        write,
+        Effect.suspend(() => recordEvents(happened))
+      ).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       return counts.summary()
     })
 
