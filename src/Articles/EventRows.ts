@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Article } from "../Domain/Article.js"
 import type { ArticleId } from "../Domain/Ids.js"
-import type { EventRows } from "../Events/Repo.js"
+import type { EventRows } from "../Events/EventRows.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
 import { changedFields, previousRevision } from "./RevisionSql.js"
 

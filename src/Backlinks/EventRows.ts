@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Backlink } from "../Domain/Backlink.js"
 import type { BacklinkId } from "../Domain/Ids.js"
-import type { EventRows } from "../Events/Repo.js"
+import type { EventRows } from "../Events/EventRows.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
 
 /** Backlink `b` as the interface shows it (every field of Backlink), with its website, as JSON. */

@@ -1,18 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Schema } from "effect"
-import { Event, type EventType } from "../Domain/Event.js"
+import { EVENT_DAYS, Event, type EventType } from "../Domain/Event.js"
 import type { AccountId, SiteId } from "../Domain/Ids.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
-
-/**
- * The events of a change, as a query of the feature that made it: one row per event, with the event's `account_id`,
- * `site_id` and `data` (the record as the interface shows it, as JSON).
- */
-export type EventRows = Fragment
-
-/** How long events are kept, and so how far back the feed reaches. */
-export const EVENT_DAYS = 30
+import type { EventRows } from "./EventRows.js"
 
 export interface EventFilter {
   readonly after?: number | undefined
