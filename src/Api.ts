@@ -3,6 +3,7 @@ import { documentAnnotation, templateServer } from "./Api/OpenApiDocument.js"
 import { ArticlesApi } from "./Articles/Api.js"
 import { BacklinksApi } from "./Backlinks/Api.js"
 import { InternalError, PayloadTooLarge, RequestTimeout, Unavailable } from "./Domain/Errors.js"
+import { EventsApi } from "./Events/Api.js"
 import { MetaApi } from "./Meta/Api.js"
 import { RevisionsApi } from "./Revisions/Api.js"
 import { SitesApi } from "./Sites/Api.js"
@@ -14,6 +15,7 @@ export class Api extends HttpApi.make("content-backlink-service")
   .add(RevisionsApi)
   .add(BacklinksApi)
   .add(StatsApi)
+  .add(EventsApi)
   .add(MetaApi)
   // Answered for any route: a body over the cap before it is read, a body that stops arriving, a failure, a request
   // while starting or stopping (or past its deadline).

@@ -21,15 +21,21 @@ export const eventTypes: ReadonlyArray<EventType> = EventType.literals
 
 const EVENT_ID = /^evt_[1-9][0-9]{0,15}$/
 
+/**
+ * The annotations of an event id described for its place (a cursor, say): the description, and the JSON Schema that
+ * the OpenAPI document and the tools show, which carries it too (the schema's own description does not reach it).
+ */
+export const describedEventId = (description: string) => ({
+  description,
+  jsonSchema: { type: "string", pattern: EVENT_ID.source, examples: ["evt_42"], description }
+})
+
 /** An event's id as the interface writes it, `evt_` and a number, read as that number. */
 export const EventId = Schema.transform(
   Schema.String.pipe(Schema.pattern(EVENT_ID, { message: () => "must be an event id such as evt_42" })),
   Schema.Number,
   { strict: true, decode: (text) => Number(text.slice(4)), encode: (id) => `evt_${id}` }
-).annotations({
-  description: "Event id: evt_ and a number, increasing within an account.",
-  jsonSchema: { type: "string", pattern: EVENT_ID.source, examples: ["evt_42"] }
-})
+).annotations(describedEventId("Event id: evt_ and a number, increasing within an account."))
 
 const siteOfBacklink = SiteId.annotations({ description: "Id of the website the backlink was acquired for." })
 
@@ -90,3 +96,18 @@ export const Event = Schema.Union(
   BacklinkStatusChangedEvent
 ).annotations({ identifier: "Event", description: "Something that happened in the account." })
 export type Event = typeof Event.Type
+
+/** How long events are kept, and so how far back the feed reaches, in days. */
+export const EVENT_DAYS = 30
+
+/** The feed's answer: a page of events, oldest first, and the cursor to pass as `after` next time. */
+export const EventFeed = Schema.Struct({
+  data: Schema.Array(Event).annotations({
+    description: `The account's events after the cursor, oldest first (at most per_page), from the last ${EVENT_DAYS} days.`
+  }),
+  next_after: Schema.NullOr(EventId).annotations({
+    description:
+      "Pass it as after next time to get what happened since: the last event of data, or the after given when data is empty. Null only when data is empty and no after was given."
+  })
+}).annotations({ identifier: "EventFeed", description: "A page of the event feed." })
+export type EventFeed = typeof EventFeed.Type

@@ -47,8 +47,8 @@ const INTEGER_DIGITS = /^(0|[1-9][0-9]*)$/
  * `wholeNumberMessage`, never in the schema library's words. `jsonSchema` is what the OpenAPI document and the agent
  * tools show for it: an integer with its bounds, not the string it arrives as.
  */
-export const fromQuery = <I, R>(
-  schema: Schema.Schema<number, I, R>,
+export const fromQuery = <A extends number, I, R>(
+  schema: Schema.Schema<A, I, R>,
   jsonSchema: { readonly minimum: number; readonly maximum: number; readonly [key: string]: unknown }
 ) => {
   const message = () => wholeNumberMessage(jsonSchema.minimum, jsonSchema.maximum)

@@ -1,6 +1,7 @@
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import { ArticleStatus } from "./Article.js"
 import { CalendarDate, DateRangeQuery } from "./Dates.js"
+import { describedEventId, EVENT_DAYS, EventId, EventType, eventTypes } from "./Event.js"
 import { fromQuery, PageQuery, WholeNumber } from "./Pagination.js"
 import { SearchText } from "./Search.js"
 import { Text } from "./Text.js"
@@ -64,3 +65,60 @@ export const StatsQuery = Schema.Struct({
   months: Schema.optional(StatsMonths)
 })
 export type StatsQuery = typeof StatsQuery.Type
+
+/** The most a site id can be (ids are bigint; see Ids.ts), as the events' `site_id` filter takes it. */
+const MAX_SITE_ID = 999_999_999_999_999
+
+const TYPES_DESCRIPTION = `Only events of these types, comma-separated: ${eventTypes.join(", ")}.`
+
+const typesMessage = (problem: string) => `${problem}; the types are ${eventTypes.join(", ")}`
+
+/**
+ * `types` of the event feed: event type names separated by commas (white space around a name is ignored), at least
+ * one; an unknown name is refused with the list of the known ones.
+ */
+const EventTypes = Schema.transformOrFail(Schema.String, Schema.Array(EventType), {
+  strict: true,
+  decode: (text, _, ast) => {
+    const names = text
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "")
+    const unknown = names.find((name) => !(eventTypes as ReadonlyArray<string>).includes(name))
+    if (names.length === 0) return ParseResult.fail(new ParseResult.Type(ast, text, typesMessage("name at least one")))
+    if (unknown !== undefined) {
+      return ParseResult.fail(
+        new ParseResult.Type(ast, text, typesMessage(`unknown event type ${JSON.stringify(unknown.slice(0, 40))}`))
+      )
+    }
+    return ParseResult.succeed([...new Set(names)] as ReadonlyArray<EventType>)
+  },
+  encode: (types) => ParseResult.succeed(types.join(","))
+}).annotations({
+  description: TYPES_DESCRIPTION,
+  jsonSchema: {
+    type: "string",
+    description: TYPES_DESCRIPTION,
+    examples: ["article.changed,article.published"]
+  }
+})
+
+export const EventsQuery = Schema.Struct({
+  after: Schema.optional(
+    EventId.annotations(
+      describedEventId(
+        `Only events after this one: the next_after of the last answer (an event of this account from the last ${EVENT_DAYS} days). Without it, the feed starts at the oldest event kept.`
+      )
+    )
+  ),
+  types: Schema.optional(EventTypes),
+  site_id: Schema.optional(
+    fromQuery(WholeNumber(1, MAX_SITE_ID).pipe(Schema.brand("SiteId")), {
+      minimum: 1,
+      maximum: MAX_SITE_ID,
+      description: "Only the events of this website."
+    })
+  ),
+  per_page: PageQuery.per_page
+})
+export type EventsQuery = typeof EventsQuery.Type

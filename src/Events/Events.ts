@@ -1,19 +1,12 @@
 import { Effect } from "effect"
 import type { Credential } from "../Domain/Credential.js"
 import { ValidationError } from "../Domain/Errors.js"
-import type { Event, EventType } from "../Domain/Event.js"
-import type { SiteId } from "../Domain/Ids.js"
+import { EVENT_DAYS, type Event, type EventType } from "../Domain/Event.js"
+import type { EventsQuery } from "../Domain/Queries.js"
 import { Jobs } from "../Jobs/Jobs.js"
 import { DeliveryJob } from "../Webhooks/DeliveryJob.js"
 import type { EventRows } from "./EventRows.js"
-import { EVENT_DAYS, EventsRepo } from "./Repo.js"
-
-export interface EventsQuery {
-  readonly after?: number | undefined
-  readonly types?: ReadonlyArray<EventType> | undefined
-  readonly site_id?: SiteId | undefined
-  readonly per_page: number
-}
+import { EventsRepo } from "./Repo.js"
 
 /**
  * What happened in an account. A change records its events in its own transaction, as its last step (`record`): a

@@ -1,12 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { Event, type EventType } from "../Domain/Event.js"
+import { EVENT_DAYS, Event, type EventType } from "../Domain/Event.js"
 import type { AccountId, SiteId } from "../Domain/Ids.js"
 import { rfc3339 } from "../Sql/SqlFormats.js"
 import type { EventRows } from "./EventRows.js"
-
-/** How long events are kept, and so how far back the feed reaches. */
-export const EVENT_DAYS = 30
 
 export interface EventFilter {
   readonly after?: number | undefined

@@ -60,7 +60,7 @@ export const makeMcpServer = (
       jsonSchemaValidator,
       cacheHints: { "tools/list": TOOL_LIST_CACHE },
       instructions:
-        "Read the websites, articles, backlinks and period counts of the signed-in account, and edit its articles. Protected links (data-service-protected) in article bodies must be kept exactly; every edit is stored as a revision."
+        "Read the websites, articles, backlinks, period counts and recent events (what changed) of the signed-in account, and edit its articles. Protected links (data-service-protected) in article bodies must be kept exactly; every edit is stored as a revision."
     }
   )
   server.setRequestHandler("tools/list", () => ({

@@ -2,8 +2,7 @@ import { HttpApi, type HttpApiGroup, HttpApiSchema, type HttpMethod } from "@eff
 import { Context, JSONSchema, Option, type Schema, type SchemaAST } from "effect"
 import { AgentTool, type AgentToolSpec, type AgentToolVariant, type CardName, isVariant } from "../Api/AgentTool.js"
 import { NUL_FREE_PATTERN } from "../Domain/Text.js"
-
-type JsonSchema = Record<string, unknown>
+import { isObject, type JsonSchema, outputShape } from "./OutputShape.js"
 
 /** How a tool's arguments become a request to one endpoint. */
 export interface ToolRoute {
@@ -42,8 +41,6 @@ interface Part {
   readonly properties: Record<string, JsonSchema>
   readonly required: ReadonlyArray<string>
 }
-
-const isObject = (u: unknown): u is JsonSchema => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The schemas a keyword of `json` holds by name (`properties`); none when it holds none. */
 export const schemasAt = (json: JsonSchema, keyword: string): Record<string, JsonSchema> => {
@@ -84,35 +81,6 @@ export const toolSchema = (node: unknown, definitions: JsonSchema): unknown => {
     } else {
       out[key] = toolSchema(value, definitions)
     }
-  }
-  return out
-}
-
-const isNull = (u: unknown) => isObject(u) && u["type"] === "null" && Object.keys(u).length === 1
-
-/**
- * An output schema as the tool list carries it: the shape (types, enums, nullability) without descriptions and
- * bounds. The answer is the endpoint's, documented in full in the OpenAPI document; the list an assistant reads
- * stays short. A nullable field stays `anyOf` a type and null, each branch with a single `type`: clients that map
- * tool schemas onto a single-type dialect (Gemini's function declarations) cannot read `type: [T, "null"]`.
- */
-const outputShape = (node: unknown): unknown => {
-  if (Array.isArray(node)) return node.map(outputShape)
-  if (!isObject(node)) return node
-  const anyOf = node["anyOf"]
-  if (Array.isArray(anyOf) && anyOf.length === 2 && anyOf.some(isNull)) {
-    const other = anyOf.find((member) => !isNull(member))
-    return { anyOf: [outputShape(other), { type: "null" }] }
-  }
-  const out: JsonSchema = {}
-  for (const [key, value] of Object.entries(node)) {
-    if (["description", "required", "additionalProperties", "minimum", "exclusiveMinimum", "format"].includes(key)) {
-      continue
-    }
-    out[key] =
-      key === "properties" && isObject(value)
-        ? Object.fromEntries(Object.entries(value).map(([name, v]) => [name, outputShape(v)]))
-        : outputShape(value)
   }
   return out
 }

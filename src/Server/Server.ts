@@ -21,6 +21,7 @@ import { PasswordChecks } from "../Auth/PasswordChecks.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import { BacklinksHttpLive } from "../Backlinks/Http.js"
 import { AppConfig, TracingConfig, tracesEndpoint } from "../Config.js"
+import { EventsHttpLive } from "../Events/Http.js"
 import { RequestBaseLive } from "../Http/PublicUrl.js"
 import { RequestBodyLive } from "../Http/RequestBodies.js"
 import { carriesToken } from "../Http/RequestPath.js"
@@ -77,7 +78,15 @@ export const ServicesLive = Layer.mergeAll(
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([SitesHttpLive, ArticlesHttpLive, RevisionsHttpLive, BacklinksHttpLive, StatsHttpLive, MetaHttpLive]),
+  Layer.provide([
+    SitesHttpLive,
+    ArticlesHttpLive,
+    RevisionsHttpLive,
+    BacklinksHttpLive,
+    StatsHttpLive,
+    EventsHttpLive,
+    MetaHttpLive
+  ]),
   Layer.provide([AuthenticationLive, CallLogLive(Api), RequestLimitLive, RequestBodyLive(Api)])
 )
 
