@@ -44,6 +44,8 @@ import { Sites } from "../Sites/Sites.js"
 import { StatsHttpLive } from "../Stats/Http.js"
 import { Stats } from "../Stats/Stats.js"
 import { WebPagesLive } from "../Web/Pages.js"
+import { DeliveryLog } from "../Webhooks/DeliveryLog.js"
+import { WebhookEndpoints } from "../Webhooks/Endpoints.js"
 import { ClientErrorsLive } from "./ClientErrors.js"
 import { RequestDeadlines } from "./Deadlines.js"
 import { HealthRoutesLive } from "./Health.js"
@@ -72,7 +74,9 @@ export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   AccessTokens.Default,
   Idempotency.Default,
-  PasswordChecks.Default
+  PasswordChecks.Default,
+  WebhookEndpoints.Default,
+  DeliveryLog.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(
