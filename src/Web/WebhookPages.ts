@@ -9,7 +9,7 @@ import {
   type WebhookEndpointWithSecret
 } from "../Domain/Webhook.js"
 import { copyScriptSrc } from "../Ui/Assets.js"
-import { html, userText } from "../Ui/Html.js"
+import { html, type SafeHtml, userText } from "../Ui/Html.js"
 import { confirmPage, copyable, csrfField } from "./ConnectionParts.js"
 import { layout, none, pager, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
@@ -21,7 +21,7 @@ export interface WebhookForm {
 }
 
 const eventList = (events: ReadonlyArray<string>) =>
-  html`${events.map((type, i) => html`${i > 0 ? html`<br>` : null}<code>${type}</code>`)}`
+  html`<span class="event-types">${events.map((type, i) => html`${i > 0 ? html`<br>` : null}<code>${type}</code>`)}</span>`
 
 /** Enabled, or disabled and why; and since when deliveries fail, if they do. */
 const stateOf = (endpoint: WebhookEndpoint) => {
@@ -37,11 +37,15 @@ const stateOf = (endpoint: WebhookEndpoint) => {
     : html`${state}<span class="why">Failing since ${timestamp(endpoint.failing_since)}</span>`
 }
 
+/** What a screen reader hears after an action's name, so that the same button in each row is told apart. */
+const which = (endpoint: WebhookEndpoint) =>
+  html`<span class="visually-hidden"> endpoint ${endpoint.id}, ${userText(endpoint.url)}</span>`
+
 /** A button in its own small form (CSRF included), named for the endpoint it acts on. */
-const rowButton = (viewer: Viewer, endpoint: WebhookEndpoint, action: string, label: string) =>
+const rowButton = (viewer: Viewer, endpoint: WebhookEndpoint, action: string, label: SafeHtml | string) =>
   html`<form method="post" action="/connection/webhooks/${endpoint.id}/${action}" class="row-action">
 ${csrfField(viewer)}
-<button type="submit" class="small">${label}<span class="visually-hidden"> of endpoint ${endpoint.id}, ${userText(endpoint.url)}</span></button>
+<button type="submit" class="small">${label}${which(endpoint)}</button>
 </form>`
 
 const endpointCells = (viewer: Viewer, endpoint: WebhookEndpoint) =>
@@ -51,10 +55,10 @@ const endpointCells = (viewer: Viewer, endpoint: WebhookEndpoint) =>
     stateOf(endpoint),
     timestamp(endpoint.created_at),
     html`<div class="row-actions">
-<a class="button small" href="/connection/webhooks/${endpoint.id}/deliveries">Deliveries<span class="visually-hidden"> of endpoint ${endpoint.id}, ${userText(endpoint.url)}</span></a>
-${rowButton(viewer, endpoint, "rotate", "Rotate secret")}
+<a class="button small" href="/connection/webhooks/${endpoint.id}/deliveries">Deliveries<span class="visually-hidden"> to</span>${which(endpoint)}</a>
+${rowButton(viewer, endpoint, "rotate", html`Rotate secret<span class="visually-hidden"> of</span>`)}
 ${endpoint.enabled ? rowButton(viewer, endpoint, "disable", "Disable") : rowButton(viewer, endpoint, "enable", "Enable")}
-<a class="button small" href="/connection/webhooks/${endpoint.id}/delete">Delete<span class="visually-hidden"> endpoint ${endpoint.id}, ${userText(endpoint.url)}</span></a>
+<a class="button small" href="/connection/webhooks/${endpoint.id}/delete">Delete${which(endpoint)}</a>
 </div>`
   ] as const
 
@@ -174,7 +178,7 @@ deliveries for a while, disable it instead.</p>
 
 /** What a delivery's message is: its type and its id (`webhook-id`). */
 const messageOf = (delivery: { readonly type: string; readonly message_id: string }) =>
-  html`<code>${delivery.type}</code><span class="address muted">${delivery.message_id}</span>`
+  html`<span class="event-types"><code>${delivery.type}</code></span><span class="address muted">${delivery.message_id}</span>`
 
 /** The answer's status, or what went wrong in words when none came. */
 const resultOf = (attempt: WebhookAttempt) =>
@@ -215,7 +219,8 @@ const attemptsTable = (viewer: Viewer, endpointId: number, attempts: ReadonlyArr
           timestamp(attempt.attempted_at),
           messageOf(attempt),
           resultOf(attempt),
-          `${attempt.duration_ms} ms`,
+          // A no-break space: the number and its unit stay on one line.
+          `${attempt.duration_ms}\u00a0ms`,
           answerOf(attempt),
           resendForm(viewer, endpointId, attempt)
         ] as const
