@@ -5,10 +5,9 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
-import { follow, startClock, text, visitor } from "./support/BrowserFlows.js"
+import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
 import { checkPage, SCREENS, tabThrough } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
-import { PASSWORD } from "./support/WebPages.js"
 
 /** Screenshots of the webhook pages for people to look at, light and dark, at each screen width. */
 const SHOTS = process.env["WEBHOOK_SHOTS_DIR"] ?? "/tmp/h5-shots"
@@ -68,10 +67,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
           Effect.gen(function* () {
             yield* startClock
             const { page, email } = yield* visitor(screen)
-            yield* inBrowser(() => page.goto("/connection#webhooks"))
-            yield* inBrowser(() => page.getByLabel("E-mail").fill(email))
-            yield* inBrowser(() => page.getByLabel("Password").fill(PASSWORD))
-            yield* follow(page, () => page.getByRole("button", { name: "Sign in" }).click())
+            yield* signIn(page, email, "/connection")
             assert.strictEqual(yield* text(page, "h2#webhooks"), "Webhooks")
             yield* checkPage(page, "webhooks-empty")
 
