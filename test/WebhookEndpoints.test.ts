@@ -87,6 +87,7 @@ const REFUSALS: ReadonlyArray<{
     says: /^url: localhost leads to 127\.0\.0\.1, which is not a public internet address/
   },
   { why: "link-local", url: "https://[fe80::1]/hook", says: /is not a public internet address/ },
+  { why: "a private address written as IPv6", url: "https://[::ffff:10.0.0.1]/hook", says: /is not a public/ },
   {
     why: "a name that does not resolve",
     url: "https://no-such-host.invalid/hook",
