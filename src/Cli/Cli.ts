@@ -14,6 +14,7 @@ import { keyCommand } from "./Keys.js"
 import { migrateCommand } from "./Migrate.js"
 import { seedCommand } from "./Seed.js"
 import { serveCommand } from "./Serve.js"
+import { webhookCommand } from "./Webhooks.js"
 
 /** The database for the command named (`serve`, `key`, …): a command holding it is named to one that finds it busy. */
 export type DatabaseFor<E, R> = (command: string) => Layer.Layer<Database, E, R>
@@ -35,6 +36,7 @@ export const makeCbs = <E, R>(database: DatabaseFor<E, R>) => {
       withDatabase(migrateCommand, "migrate"),
       withDatabase(accountCommand, "account"),
       withDatabase(keyCommand, "key"),
+      withDatabase(webhookCommand, "webhook"),
       withDatabase(importCommand, "import"),
       withDatabase(seedCommand, "seed"),
       withDatabase(auditCommand, "audit"),

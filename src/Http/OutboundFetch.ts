@@ -73,20 +73,29 @@ const judgedAs = (address: string): ipaddr.IPv4 | ipaddr.IPv6 => {
 export const isPublicAddress = (address: string): boolean =>
   ipaddr.isValid(address) && judgedAs(address).range() === "unicast"
 
-/** Whether the guard lets a fetch reach `address` under `policy`. */
-const reachable = (address: string, policy: OutboundAddressPolicy): boolean =>
-  isPublicAddress(address) ||
-  (policy.allowLoopback === true && ipaddr.isValid(address) && judgedAs(address).range() === "loopback")
+/** Whether an address is a loopback one (127.0.0.0/8, ::1, and IPv4 loopback carried in IPv6). */
+const isLoopbackAddress = (address: string): boolean =>
+  ipaddr.isValid(address) && (judgedAs(address).range() === "loopback" || ipaddr.parse(address).range() === "loopback")
+
+/** What a fetch may reach: public addresses; with `loopback` (development and tests), this machine's own too. */
+export interface Reach {
+  readonly loopback: boolean
+}
+
+const reachable = (address: string, reach: Reach) =>
+  isPublicAddress(address) || (reach.loopback && isLoopbackAddress(address))
 
 /** Whether the guard lets a fetch use `url`'s scheme under `policy`: https, or http where loopback is allowed. */
 const schemeAllowed = (url: URL, policy: OutboundAddressPolicy): boolean =>
   url.protocol === "https:" || (url.protocol === "http:" && policy.allowLoopback === true)
 
-/** The addresses to connect to for `host`, each checked; an IP literal is checked as it is. */
+/**
+ * The addresses to connect to for `host`, each checked (none when `trusted`); an IP literal is checked as it is.
+ */
 const addressesOf = (
   host: string,
   trusted: boolean,
-  policy: OutboundAddressPolicy
+  reach: Reach = { loopback: false }
 ): Effect.Effect<ReadonlyArray<LookupAddress>, OutboundFetchFailed> =>
   Effect.gen(function* () {
     const literal = host.startsWith("[") ? host.slice(1, -1) : host
@@ -98,14 +107,25 @@ const addressesOf = (
             catch: () => fail(`the name ${literal} could not be resolved`)
           })
     if (found.length === 0) return yield* fail(`the name ${literal} could not be resolved`)
-    const refused = trusted ? undefined : found.find((entry) => !reachable(entry.address, policy))
+    const refused = trusted ? undefined : found.find((entry) => !reachable(entry.address, reach))
     if (refused !== undefined) {
-      return yield* fail(
-        `${literal} leads to ${refused.address}, which is not a public internet address (private, loopback, link-local or reserved addresses are never fetched)`
-      )
+      const never = reach.loopback ? "private, link-local or reserved" : "private, loopback, link-local or reserved"
+      const which = literal === refused.address ? `${literal} is` : `${literal} leads to ${refused.address}, which is`
+      return yield* fail(`${which} not a public internet address (${never} addresses are never fetched)`)
     }
     return found
   })
+
+/**
+ * The outbound rule for an address given to be fetched later (a webhook endpoint's, say), checked when it is given:
+ * the host must resolve, and only to addresses a fetch may reach (see `Reach`). The addresses, when it passes; the
+ * fetch checks them again when it is made, since a name can be re-pointed.
+ */
+export const checkOutboundHost = (host: string, reach: Reach) => addressesOf(host, false, reach)
+
+/** Whether every one of `addresses` is a loopback address (so plain http stays on this machine). */
+export const allLoopback = (addresses: ReadonlyArray<LookupAddress>) =>
+  addresses.every((entry) => isLoopbackAddress(entry.address))
 
 /** What one request sends, and how much of the answer it reads. */
 interface Sent {
@@ -186,7 +206,9 @@ const sendOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolic
 const addressFor = (url: URL, policy: OutboundAddressPolicy) =>
   Effect.gen(function* () {
     if (!schemeAllowed(url, policy)) return yield* fail("the address is not an https:// URL")
-    const [address] = yield* addressesOf(url.hostname, policy.trustedHosts.has(url.hostname), policy)
+    const [address] = yield* addressesOf(url.hostname, policy.trustedHosts.has(url.hostname), {
+      loopback: policy.allowLoopback === true
+    })
     return address!
   })
 

@@ -45,6 +45,8 @@ import { Sites } from "../Sites/Sites.js"
 import { StatsHttpLive } from "../Stats/Http.js"
 import { Stats } from "../Stats/Stats.js"
 import { WebPagesLive } from "../Web/Pages.js"
+import { DeliveryLog } from "../Webhooks/DeliveryLog.js"
+import { WebhookEndpoints } from "../Webhooks/Endpoints.js"
 import { BackgroundWorkLive } from "./BackgroundWork.js"
 import { ClientErrorsLive } from "./ClientErrors.js"
 import { RequestDeadlines } from "./Deadlines.js"
@@ -74,7 +76,9 @@ export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   AccessTokens.Default,
   Idempotency.Default,
-  PasswordChecks.Default
+  PasswordChecks.Default,
+  WebhookEndpoints.Default,
+  DeliveryLog.Default
 )
 
 const ApiLive = HttpApiBuilder.api(Api).pipe(

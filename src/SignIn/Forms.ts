@@ -5,6 +5,8 @@ import { Effect, type Option } from "effect"
 export interface Form {
   /** The first value of a field, if it was sent. */
   readonly get: (name: string) => string | undefined
+  /** Every value of a field, in the order sent (the checked boxes of a group). */
+  readonly getAll: (name: string) => ReadonlyArray<string>
   readonly duplicates: ReadonlyArray<string>
   /** The first field whose name or value holds a NUL (U+0000), which no text the service keeps may hold. */
   readonly withNul: string | undefined
@@ -12,15 +14,23 @@ export interface Form {
 
 /** A form from `name=value` pairs. */
 export const formOf = (pairs: Iterable<readonly [string, string]>): Form => {
-  const values = new Map<string, string>()
+  const values = new Map<string, Array<string>>()
   const duplicates = new Set<string>()
   let withNul: string | undefined
   for (const [name, value] of pairs) {
-    if (values.has(name)) duplicates.add(name)
-    else values.set(name, value)
+    const sent = values.get(name)
+    if (sent !== undefined) {
+      duplicates.add(name)
+      sent.push(value)
+    } else values.set(name, [value])
     if (withNul === undefined && (name.includes("\0") || value.includes("\0"))) withNul = name.replaceAll("\0", "\\0")
   }
-  return { get: (name) => values.get(name), duplicates: [...duplicates], withNul }
+  return {
+    get: (name) => values.get(name)?.[0],
+    getAll: (name) => values.get(name) ?? [],
+    duplicates: [...duplicates],
+    withNul
+  }
 }
 
 /** The query string of a request URL, without the `?`. */

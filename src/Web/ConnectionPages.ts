@@ -1,15 +1,19 @@
 import { MAX_KEY_NAME } from "../Auth/ApiKeys.js"
 import type { ApiKeyRow } from "../Domain/ApiKey.js"
+import type { WebhookEndpoint } from "../Domain/Webhook.js"
 import { allowsWrite } from "../OAuth/Scopes.js"
 import { copyScriptSrc } from "../Ui/Assets.js"
-import { html, type SafeHtml, userText, userTextOr } from "../Ui/Html.js"
+import { html, userText, userTextOr } from "../Ui/Html.js"
 import type { AssistantRow } from "./AssistantsRepo.js"
+import { confirmPage, copyable, csrfField } from "./ConnectionParts.js"
 import { layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
+import { type WebhookForm, webhookNotices, webhooksSection } from "./WebhookPages.js"
 
 /** What the connection page shows. */
 export interface Connection {
   readonly keys: ReadonlyArray<ApiKeyRow>
   readonly assistants: ReadonlyArray<AssistantRow>
+  readonly webhooks: ReadonlyArray<WebhookEndpoint>
   readonly mcpUrl: string
   /** The time the page is shown (ms since the epoch): keys revoked long before it are folded away. */
   readonly now: number
@@ -24,16 +28,6 @@ const byRevocation = (keys: ReadonlyArray<ApiKeyRow>, now: number) => {
   const old = (key: ApiKeyRow) => key.revoked_at !== null && Date.parse(key.revoked_at) < since
   return { recent: keys.filter((key) => !old(key)), old: keys.filter(old) }
 }
-
-const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value="${viewer.csrf}">`
-
-/** A read-only field with a copy button; the button appears only when the script runs. */
-const copyable = (id: string, label: string, value: string) => html`<label for="${id}">${label}</label>
-<div class="inline">
-<input id="${id}" class="secret" type="text" value="${value}" readonly spellcheck="false" autocomplete="off">
-<button type="button" data-copy="${id}" data-status="${id}-status" hidden>Copy</button>
-</div>
-<p id="${id}-status" class="muted" role="status" aria-live="polite"></p>`
 
 const keyCells = (key: ApiKeyRow) =>
   [
@@ -179,14 +173,15 @@ const notices: Record<string, string> = {
   "key-revoked": "The key was revoked. Requests with it are now refused.",
   "assistant-disconnected": "The assistant was disconnected. It can no longer use your account.",
   "assistant-read": "The assistant may now only read. Its next change is refused until you allow editing again.",
-  "assistant-edit": "The assistant may now read and edit articles."
+  "assistant-edit": "The assistant may now read and edit articles.",
+  ...webhookNotices
 }
 
-/** `GET /connection`: API keys, the MCP address with instructions, and the connected assistants. */
+/** `GET /connection`: API keys, the MCP address with instructions, the connected assistants, and webhooks. */
 export const connectionPage = (
   viewer: Viewer,
   connection: Connection,
-  options: { readonly notice?: string | null; readonly error?: string } = {}
+  options: { readonly notice?: string | null; readonly error?: string; readonly webhook?: WebhookForm } = {}
 ) => {
   const notice = options.notice === undefined || options.notice === null ? undefined : notices[options.notice]
   return layout({
@@ -198,7 +193,8 @@ export const connectionPage = (
 ${notice === undefined ? null : html`<p class="notice" role="status">${notice}</p>`}
 ${keysSection(viewer, connection.keys, connection.now, options.error)}
 ${mcpSection(connection.mcpUrl)}
-${assistantsSection(viewer, connection.assistants)}`
+${assistantsSection(viewer, connection.assistants)}
+${webhooksSection(viewer, connection.webhooks, options.webhook)}`
   })
 }
 
@@ -214,32 +210,6 @@ export const keyCreatedPage = (viewer: Viewer, name: string, key: string): strin
 it is kept, so if you lose it, revoke it and create another.</p>
 ${copyable("new-key", "API key", key)}
 <p><a href="/connection">Back to site connection</a></p>`
-  })
-
-const confirmPage = (options: {
-  readonly viewer: Viewer
-  readonly title: string
-  /** The heading: the title, with the user-supplied part in it isolated. */
-  readonly heading: SafeHtml
-  readonly explanation: SafeHtml
-  readonly action: string
-  readonly button: string
-  readonly cancel: string
-}) =>
-  layout({
-    title: options.title,
-    viewer: options.viewer,
-    section: "connection",
-    main: html`<div class="confirm">
-<p class="breadcrumb"><a href="${options.cancel}">Back to site connection</a></p>
-<h1>${options.heading}</h1>
-${options.explanation}
-<form method="post" action="${options.action}">
-${csrfField(options.viewer)}
-<div class="actions"><button type="submit" class="danger">${options.button}</button>
-<a href="${options.cancel}">Cancel</a></div>
-</form>
-</div>`
   })
 
 /** `GET /connection/keys/:id/revoke`: what revoking the key means, and the button that does it. */

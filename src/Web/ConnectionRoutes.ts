@@ -3,10 +3,12 @@ import { Clock, Effect, Either, Option, Schema } from "effect"
 import { ApiKeys } from "../Auth/ApiKeys.js"
 import { ApiKeyId, PathId } from "../Domain/Ids.js"
 import { RequestBase } from "../Http/PublicUrl.js"
+import { WebhookEndpoints } from "../Webhooks/Endpoints.js"
 import { Assistants } from "./Assistants.js"
 import { connectionPage, disconnectAssistantPage, keyCreatedPage, revokeKeyPage } from "./ConnectionPages.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
+import { webhookSecretPage } from "./WebhookPages.js"
 
 const decodeKeyId = Schema.decodeUnknownOption(PathId(ApiKeyId, "API key", "API key id."))
 
@@ -15,7 +17,9 @@ const decodeKeyId = Schema.decodeUnknownOption(PathId(ApiKeyId, "API key", "API 
  * - `GET /connection`: API keys, the MCP address and how to connect an assistant, the connected assistants;
  * - `POST /connection/keys`: creates a named key and shows it once;
  * - `GET /connection/keys/:id/revoke` asks, `POST` revokes one of the account's keys;
- * - `GET /connection/assistants/:clientId/revoke` asks, `POST` disconnects an assistant (its grants and tokens).
+ * - `GET /connection/assistants/:clientId/revoke` asks, `POST` disconnects an assistant (its grants and tokens);
+ * - `POST /connection/webhooks`: creates a webhook endpoint and shows its secret once (the endpoints' other forms
+ *   are in WebhookRoutes.ts).
  * Every POST needs the session's CSRF token; another account's key or assistant is a 404.
  */
 export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
@@ -23,6 +27,7 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
     const guard = yield* PageGuard
     const keys = yield* ApiKeys
     const assistants = yield* Assistants
+    const webhooks = yield* WebhookEndpoints
     const baseOf = yield* RequestBase
 
     // The address as this browser reached the service (the configured one whenever PUBLIC_BASE_URL is set).
@@ -30,6 +35,7 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
       Effect.all({
         keys: keys.list(viewer.credential.accountId),
         assistants: assistants.list(viewer.userId),
+        webhooks: webhooks.list(viewer.credential.accountId),
         mcpUrl: Effect.map(HttpServerRequest.HttpServerRequest, (request) => `${baseOf(request)}/mcp`),
         now: Clock.currentTimeMillis
       })
@@ -62,6 +68,22 @@ export const ConnectionRoutesLive = HttpApiBuilder.Router.use((router) =>
           }
           // Answered directly (never stored, never cached): this response is the only place the key ever appears.
           return sendPage(keyCreatedPage(viewer, created.right.row.name, created.right.key))
+        })
+      )
+    )
+
+    yield* router.post(
+      "/connection/webhooks",
+      guard.form("/connection", (viewer, form) =>
+        Effect.gen(function* () {
+          const input = { url: form.get("url") ?? "", events: form.getAll("events") }
+          const created = yield* Effect.either(webhooks.create(viewer.credential.accountId, input))
+          if (Either.isLeft(created)) {
+            const webhook = { ...input, error: `The endpoint was not added: ${created.left.message}.` }
+            return sendPage(connectionPage(viewer, yield* connection(viewer), { webhook }), 400)
+          }
+          // Answered directly (never stored, never cached): this response is the only place the secret appears.
+          return sendPage(webhookSecretPage(viewer, created.right, false))
         })
       )
     )

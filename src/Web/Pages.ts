@@ -9,10 +9,11 @@ import { FeaturedImageRoutesLive } from "./FeaturedImageRoutes.js"
 import { PageGuard } from "./Guard.js"
 import { RevisionRoutesLive } from "./RevisionRoutes.js"
 import { SitesRoutesLive } from "./SitesRoutes.js"
+import { WebhookRoutesLive } from "./WebhookRoutes.js"
 
 /**
  * The web pages for signed-in users (websites, articles, activity, site connection) and their static files. Sign-in and sign-out are
- * with the OAuth routes; the feature services (Sites, Stats, Articles, ArticleRevisions, Backlinks, ApiKeys) come from the server's ServicesLive.
+ * with the OAuth routes; the feature services (Sites, Stats, Articles, ArticleRevisions, Backlinks, ApiKeys, WebhookEndpoints, DeliveryLog) come from the server's ServicesLive.
  */
 export const WebPagesLive = Layer.mergeAll(
   AssetRoutesLive,
@@ -21,5 +22,6 @@ export const WebPagesLive = Layer.mergeAll(
   ArticleRoutesLive,
   FeaturedImageRoutesLive,
   RevisionRoutesLive,
-  ActivityRoutesLive
+  ActivityRoutesLive,
+  WebhookRoutesLive
 ).pipe(Layer.provide([PageGuard.Default, Assistants.Default]), Layer.provide(RequestBaseLive))
