@@ -2,9 +2,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { blockDiff, foldBlocks } from "../src/Domain/WordDiff.js"
 import { textBlocks } from "../src/Html/TextBlocks.js"
+import { bodyChangeView, fieldDiff } from "../src/Ui/ChangeView.js"
 import { html } from "../src/Ui/Markup.js"
 import { wordDiffView } from "../src/Ui/WordDiffView.js"
-import { bodyChangeView, fieldDiff } from "../src/Web/ChangeView.js"
 
 /** The word diff of two canonical bodies, as the pages show it. */
 const shown = (before: string, after: string) =>
