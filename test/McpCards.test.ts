@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import type { Frame, Page } from "playwright-core"
 import { demoImage } from "../src/Demo/Images.js"
 import { browserAvailable, Chromium, ChromiumLive, inBrowser, screenshot } from "./support/Browser.js"
+import { seenTexts } from "./support/BrowserFlows.js"
 import { makeBrowser, signInWithSdk, TestOAuthProvider } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -341,17 +342,19 @@ describe.runIf(browserAvailable())("in a browser", () => {
             )
             // The title and meta description, word by word from the current ones the preview carries.
             const fields = frame.locator("dl.field-changes dd")
-            assert.deepStrictEqual(yield* inBrowser(() => fields.nth(0).locator("ins").allInnerTexts()), ["a hard"])
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(0).locator("ins")), ["a hard"])
             assert.deepStrictEqual(yield* inBrowser(() => fields.nth(0).locator("del").count()), 0)
-            assert.deepStrictEqual(yield* inBrowser(() => fields.nth(0).allInnerTexts()), ["Pipes in a hard winter"])
-            assert.deepStrictEqual(yield* inBrowser(() => fields.nth(1).locator("del").allInnerTexts()), ["Old meta"])
-            assert.deepStrictEqual(yield* inBrowser(() => fields.nth(1).locator("ins").allInnerTexts()), [
-              "How to keep pipes from freezing"
-            ])
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(0)), ["Pipes in a hard winter"])
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(1).locator("del")), ["Old meta"])
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(1).locator("ins")), ["How to keep pipes from freezing"])
             // The body as text: the words removed, the words inserted, the protected link kept as a link.
             const body = frame.locator("div.word-diff")
-            assert.deepStrictEqual(yield* inBrowser(() => body.locator("del").allInnerTexts()), ["the taps"])
-            assert.deepStrictEqual(yield* inBrowser(() => body.locator("ins").allInnerTexts()), ["every outdoor tap"])
+            assert.deepStrictEqual(yield* seenTexts(body.locator("del")), ["the taps"])
+            assert.deepStrictEqual(yield* seenTexts(body.locator("ins")), ["every outdoor tap"])
+            // Said to a screen reader as removed and inserted words, in the card as on the pages.
+            const said = yield* inBrowser(() => body.ariaSnapshot())
+            assert.include(said, 'deletion: "[removed: the taps ]"')
+            assert.include(said, 'insertion: "[inserted: every outdoor tap ]"')
             assert.strictEqual(yield* textOf(frame, "div.word-diff mark.protected-source a"), "our partner")
             // The HTML diff is behind Show HTML, closed until asked for.
             const source = frame.locator("details.html-diff pre.diff")
@@ -401,7 +404,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
         const input = { article_id: spoofed, dry_run: true, meta_description: "A plain line" }
         const { frame } = yield* articleChangeCard(connection, { name: "update_article", input }, "h2 bdi")
         assert.strictEqual(yield* textOf(frame, "h2 bdi"), "⟨U+202E⟩cod.exe")
-        assert.strictEqual(yield* textOf(frame, "dl.field-changes ins"), "A plain line")
+        assert.deepStrictEqual(yield* seenTexts(frame.locator("dl.field-changes ins")), ["A plain line"])
         assert.deepStrictEqual(yield* violations(frame), [])
       })
     )

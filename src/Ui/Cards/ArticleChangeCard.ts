@@ -2,6 +2,7 @@ import type { Article, ArticleWithBody } from "../../Domain/Article.js"
 import type { Preview } from "../../Domain/ArticleEdits.js"
 import { previewChangeView } from "../ChangeView.js"
 import { html, type SafeHtml, userTextOr } from "../Markup.js"
+import { changeMark } from "../WordDiffView.js"
 import { type CardState, startCard, structured, toolError } from "./Bridge.js"
 
 /**
@@ -37,14 +38,14 @@ const featuredImage = (data: ArticleJson, input: Readonly<Record<string, unknown
 const savedFields = (data: ArticleJson, input: Readonly<Record<string, unknown>>) => {
   const rows: Array<SafeHtml> = []
   if (typeof input["title"] === "string") {
-    rows.push(field("Title", html`<ins>${userTextOr(data.title, "(none)")}</ins>`))
+    rows.push(field("Title", changeMark("inserted", userTextOr(data.title, "(none)"))))
   }
   if ("meta_description" in input) {
     const next = input["meta_description"]
     rows.push(
       field(
         "Meta description",
-        html`<ins>${userTextOr(typeof next === "string" && next !== "" ? next : null, "(none)")}</ins>`
+        changeMark("inserted", userTextOr(typeof next === "string" && next !== "" ? next : null, "(none)"))
       )
     )
   }
