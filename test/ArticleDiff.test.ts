@@ -1,7 +1,7 @@
 // @tags: unit
 import { assert, describe, it } from "@effect/vitest"
 import { applyPatch } from "diff"
-import { foldDiff, lineDiff, unifiedDiff } from "../src/Domain/BodyDiff.js"
+import { foldDiff, lineDiff, textBefore, unifiedDiff } from "../src/Domain/BodyDiff.js"
 
 const lines = (count: number, prefix = "line") => Array.from({ length: count }, (_, i) => `<p>${prefix} ${i}</p>`)
 
@@ -119,5 +119,50 @@ describe("unifiedDiff", () => {
       unifiedDiff("", "<p>a</p>\n<p>b</p>", labels),
       "--- revision 1\n+++ revision 2\n@@ -0,0 +1,2 @@\n+<p>a</p>\n+<p>b</p>\n"
     )
+  })
+})
+
+describe("textBefore", () => {
+  const labels = { from: "current", to: "proposed" }
+  /** Lines that look like a patch's own (headers, hunks, markers) as well as ordinary ones. */
+  const kinds = [
+    "<p>a</p>",
+    "<p>b</p>",
+    "",
+    "-- x",
+    "++ y",
+    "--- a",
+    "+++ b",
+    "@@ -1 +1 @@",
+    "\\ No newline at end of file"
+  ]
+
+  it("gives back the text a unified diff was made from, from the text it leads to, for every pair", () => {
+    // Every text of at most two of these lines (the empty one included), compared with every other.
+    const texts = ["", ...kinds, ...kinds.flatMap((first) => kinds.map((second) => `${first}\n${second}`))]
+    for (const before of texts) {
+      for (const after of texts) {
+        assert.strictEqual(
+          textBefore(after, unifiedDiff(before, after, labels)),
+          before,
+          JSON.stringify([before, after])
+        )
+      }
+    }
+  })
+
+  it("puts back several hunks of a long text, and a text emptied or made from nothing", () => {
+    const before = lines(40)
+    const after = [...before]
+    after[2] = "<p>changed early</p>"
+    after.splice(20, 3)
+    after.push("<p>added at the end</p>")
+    assert.strictEqual(
+      textBefore(after.join("\n"), unifiedDiff(before.join("\n"), after.join("\n"), labels)),
+      before.join("\n")
+    )
+    assert.strictEqual(textBefore("", unifiedDiff("<p>a</p>", "", labels)), "<p>a</p>")
+    assert.strictEqual(textBefore("<p>a</p>", unifiedDiff("", "<p>a</p>", labels)), "")
+    assert.strictEqual(textBefore("<p>a</p>", ""), "<p>a</p>")
   })
 })

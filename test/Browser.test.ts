@@ -205,6 +205,65 @@ describe.runIf(browserAvailable())("in a browser", () => {
     }
 
     it.scoped(
+      `at ${PHONE.width} px: the website page lists articles and backlinks as compact rows, every value still named`,
+      () =>
+        Effect.gen(function* () {
+          yield* startClock
+          const { app, page, email, siteId } = yield* visitor(PHONE)
+          for (let n = 1; n <= 20; n++) {
+            yield* app.makeArticle(siteId, {
+              title: `How to sharpen garden tool number ${n}`,
+              published_at: inMonth(1 + (n % 5)),
+              word_count: 800 + n
+            })
+            yield* app.makeBacklink(siteId, {
+              acquired_at: inMonth(1 + (n % 5)),
+              source_domain: `www.a-rather-long-garden-directory-${n}.example`,
+              anchor_text: "garden tools",
+              anchor_type: "exact_match"
+            })
+          }
+          yield* signIn(page, email, `/sites/${siteId}`)
+          const rows = (table: string) => page.getByRole("region", { name: table }).locator("tbody tr")
+          /** Where each part of a row is drawn: its name, its status badge and its other values. */
+          const layoutOf = (table: string) =>
+            inBrowser(() =>
+              rows(table).evaluateAll((all) =>
+                all.map((row) => {
+                  const box = (element: Element | null) => element!.getBoundingClientRect()
+                  const name = box(row.querySelector("th"))
+                  const badge = box(row.querySelector("td.plain"))
+                  const values = [...row.querySelectorAll("td:not(.plain)")].map((cell) => box(cell))
+                  return {
+                    badgeBesideName: badge.top < name.bottom && badge.left >= name.right,
+                    valuesBelow: values.every((value) => value.top >= name.bottom),
+                    lines: new Set(values.map((value) => Math.round(value.top))).size,
+                    fitsIn: row.scrollWidth <= row.clientWidth
+                  }
+                })
+              )
+            )
+          const articles = yield* layoutOf("Articles, newest first")
+          assert.strictEqual(articles.length, 20)
+          for (const row of articles) {
+            // The name with its status beside it, then the date and the word count side by side on one line.
+            assert.deepStrictEqual(row, { badgeBesideName: true, valuesBelow: true, lines: 1, fitsIn: true })
+          }
+          const backlinks = yield* layoutOf("Industry backlinks, newest first")
+          assert.strictEqual(backlinks.length, 20)
+          for (const row of backlinks) {
+            assert.isTrue(row.badgeBesideName && row.valuesBelow && row.fitsIn, JSON.stringify(row))
+          }
+          // Every value is named for screen readers, the status whose name is not shown too.
+          const first = yield* inBrowser(() => rows("Articles, newest first").first().ariaSnapshot())
+          for (const label of ["Status", "Published", "Words"]) assert.include(first, label)
+          const link = yield* inBrowser(() => rows("Industry backlinks, newest first").first().ariaSnapshot())
+          for (const label of ["Anchor text", "Anchor type", "Status", "Acquired"]) assert.include(link, label)
+          yield* checkPage(page, "website-compact")
+        })
+    )
+
+    it.scoped(
       `at ${PHONE.width} px: the website page's search finds by the text, shows the excerpt and says a refusal`,
       () =>
         Effect.gen(function* () {

@@ -3,7 +3,16 @@ import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { articleRow, PARTNER, PROTECTED_BODY, revisions } from "./support/ArticlePage.js"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
-import { follow, importedOriginal, saveInEditor, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
+import {
+  follow,
+  importedOriginal,
+  saveInEditor,
+  seenTexts,
+  signIn,
+  startClock,
+  text,
+  visitor
+} from "./support/BrowserFlows.js"
 import { callToolRaw } from "./support/McpClient.js"
 import type { Screen } from "./support/PageChecks.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
@@ -90,7 +99,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
           yield* follow(page, () => page.getByRole("link", { name: "1", exact: true }).click())
           assert.strictEqual(yield* text(page, "h1"), "Revision 1 of Second")
           // The current body's new paragraphs, as they read; then behind "Show HTML" its lines of source.
-          assert.deepStrictEqual(yield* inBrowser(() => page.locator("div.word-diff p.added").allInnerTexts()), [
+          assert.deepStrictEqual(yield* seenTexts(page.locator("div.word-diff p.added")), [
             "Second version.",
             longLine.slice(3, -4).trim()
           ])

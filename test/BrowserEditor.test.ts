@@ -4,7 +4,7 @@ import type { Locator, Page } from "playwright-core"
 import { demoImage } from "../src/Demo/Images.js"
 import { articleRow, PARTNER, revisions } from "./support/ArticlePage.js"
 import { browserAvailable, ChromiumLive, inBrowser, screenshot } from "./support/Browser.js"
-import { BODY, follow, LINK, onArticle, startClock, text } from "./support/BrowserFlows.js"
+import { BODY, follow, LINK, onArticle, seenTexts, startClock, text } from "./support/BrowserFlows.js"
 import { checkPage, SCREENS } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
 
@@ -206,13 +206,25 @@ describe.runIf(browserAvailable())("in a browser", () => {
           })
           assert.strictEqual(page.url(), url, "the preview comes into the page")
           assert.include(yield* text(page, "#preview"), "Preview of your change")
-          assert.strictEqual(yield* text(page, "#preview dl.field-changes ins"), "a cold")
+          assert.deepStrictEqual(yield* seenTexts(page.locator("#preview dl.field-changes ins")), ["a cold"])
           // The paragraph as it reads, that word struck and the new one marked; nothing else marked.
-          assert.strictEqual(yield* text(page, "#preview .word-diff p.changed"), "Drain the outdoorgarden taps.")
-          const marked = (selector: string) =>
-            inBrowser(() => page.locator(`#preview div.word-diff ${selector}`).allInnerTexts())
+          assert.deepStrictEqual(yield* seenTexts(page.locator("#preview .word-diff p.changed")), [
+            "Drain the outdoorgarden taps."
+          ])
+          const marked = (selector: string) => seenTexts(page.locator(`#preview div.word-diff ${selector}`))
           assert.deepStrictEqual(yield* marked("del"), ["outdoor"])
           assert.deepStrictEqual(yield* marked("ins"), ["garden"])
+          // A screen reader is told which word went and which came: del and ins alone are not announced.
+          assert.strictEqual(
+            yield* inBrowser(() => page.locator("#preview .word-diff p.changed").ariaSnapshot()),
+            [
+              "- paragraph:",
+              "  - text: Drain the",
+              '  - deletion: "[removed: outdoor ]"',
+              '  - insertion: "[inserted: garden ]"',
+              "  - text: taps."
+            ].join("\n")
+          )
           // The kept protected link is shown as a link, with its padlock.
           assert.deepStrictEqual(yield* marked("mark.protected-source a"), [PARTNER.text])
           // The HTML diff is there behind "Show HTML".
@@ -317,7 +329,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
             page.getByLabel("HTML body").fill(BODY.replace("Drain the outdoor taps.", "Drain the taps."))
           )
           yield* follow(page, () => page.getByRole("button", { name: "Preview changes" }).click())
-          assert.strictEqual(yield* text(page, "#preview div.word-diff del"), "outdoor")
+          assert.deepStrictEqual(yield* seenTexts(page.locator("#preview div.word-diff del")), ["outdoor"])
           // "Show HTML" opens without script too.
           yield* inBrowser(() => page.getByText("Show HTML").click())
           assert.include(yield* text(page, "#preview pre.diff ins"), "+<p>Drain the taps.</p>")

@@ -300,7 +300,8 @@ layer(TestServerLive)("featured image", (it) => {
           changed: true,
           diff: "",
           title_changed: false,
-          meta_description_changed: false
+          meta_description_changed: false,
+          current: { title: dry.body.data.title, meta_description: null }
         })
         assert.strictEqual(dry.body.data.revision, 1)
         assert.deepStrictEqual(yield* traces(id), before)

@@ -6,6 +6,7 @@ import { Effect, Layer } from "effect"
 import type { Frame, Page } from "playwright-core"
 import { demoImage } from "../src/Demo/Images.js"
 import { browserAvailable, Chromium, ChromiumLive, inBrowser, screenshot } from "./support/Browser.js"
+import { seenTexts } from "./support/BrowserFlows.js"
 import { makeBrowser, signInWithSdk, TestOAuthProvider } from "./support/McpClient.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -314,47 +315,67 @@ describe("the cards as resources", () => {
 describe.runIf(browserAvailable())("in a browser", () => {
   layer(Layer.merge(TestServerLive, ChromiumLive))("MCP Apps cards drawn in the extension's sandboxed frame", (it) => {
     for (const width of [640, 375]) {
-      it.scoped(`a dry run's card shows the diff with the protected link marked, and the new title (${width} px)`, () =>
-        Effect.gen(function* () {
-          const connection = yield* connected
-          const { client, articleId } = connection
-          const input = {
-            article_id: articleId,
-            dry_run: true,
-            title: "Pipes in a hard winter",
-            meta_description: "How to keep pipes from freezing",
-            replacements: [{ find: "Drain the taps", replace: "Drain every outdoor tap" }]
-          }
-          const { result, page, frame } = yield* articleChangeCard(
-            connection,
-            { name: "update_article", input },
-            "pre.diff",
-            width
-          )
-          assert.include(yield* textOf(frame, ".badge"), "Preview")
-          const next = (result.structuredContent as { data: { revision: number } }).data.revision
-          assert.include(
-            yield* textOf(frame, "[role=status]"),
-            `Saving would make revision ${next}; the article is at revision ${next - 1}.`
-          )
-          assert.include(yield* textOf(frame, "pre.diff del"), "Drain the taps")
-          assert.include(yield* textOf(frame, "pre.diff ins"), "Drain every outdoor tap")
-          // The protected link is marked on both sides of the changed line, its source kept as written.
-          const marked = yield* textOf(frame, "pre.diff mark.protected-source")
-          assert.strictEqual(marked.split("\n").length, 2, marked)
-          assert.include(marked, 'data-service-protected="backlink"')
-          const fields = yield* textOf(frame, "dl.field-changes")
-          assert.include(fields, "Pipes in a hard winter")
-          assert.include(fields, "How to keep pipes from freezing")
-          assert.include(yield* textOf(frame, "ul.protected"), "our partner")
-          assert.deepStrictEqual(yield* violations(frame), [])
-          yield* screenshot(page, `card-update-preview-${width}`)
-          // Nothing was saved by the preview.
-          const read = yield* Effect.promise(() =>
-            client.callTool({ name: "get_article", arguments: { article_id: articleId } })
-          )
-          assert.strictEqual((read.structuredContent as { data: { revision: number } }).data.revision, next - 1)
-        })
+      it.scoped(
+        `a dry run's card shows the change word by word, the HTML diff with the protected link marked behind Show HTML (${width} px)`,
+        () =>
+          Effect.gen(function* () {
+            const connection = yield* connected
+            const { client, articleId } = connection
+            const input = {
+              article_id: articleId,
+              dry_run: true,
+              title: "Pipes in a hard winter",
+              meta_description: "How to keep pipes from freezing",
+              replacements: [{ find: "Drain the taps", replace: "Drain every outdoor tap" }]
+            }
+            const { result, page, frame } = yield* articleChangeCard(
+              connection,
+              { name: "update_article", input },
+              ".word-diff",
+              width
+            )
+            assert.include(yield* textOf(frame, ".badge"), "Preview")
+            const next = (result.structuredContent as { data: { revision: number } }).data.revision
+            assert.include(
+              yield* textOf(frame, "[role=status]"),
+              `Saving would make revision ${next}; the article is at revision ${next - 1}.`
+            )
+            // The title and meta description, word by word from the current ones the preview carries.
+            const fields = frame.locator("dl.field-changes dd")
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(0).locator("ins")), ["a hard"])
+            assert.deepStrictEqual(yield* inBrowser(() => fields.nth(0).locator("del").count()), 0)
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(0)), ["Pipes in a hard winter"])
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(1).locator("del")), ["Old meta"])
+            assert.deepStrictEqual(yield* seenTexts(fields.nth(1).locator("ins")), ["How to keep pipes from freezing"])
+            // The body as text: the words removed, the words inserted, the protected link kept as a link.
+            const body = frame.locator("div.word-diff")
+            assert.deepStrictEqual(yield* seenTexts(body.locator("del")), ["the taps"])
+            assert.deepStrictEqual(yield* seenTexts(body.locator("ins")), ["every outdoor tap"])
+            // Said to a screen reader as removed and inserted words, in the card as on the pages.
+            const said = yield* inBrowser(() => body.ariaSnapshot())
+            assert.include(said, 'deletion: "[removed: the taps ]"')
+            assert.include(said, 'insertion: "[inserted: every outdoor tap ]"')
+            assert.strictEqual(yield* textOf(frame, "div.word-diff mark.protected-source a"), "our partner")
+            // The HTML diff is behind Show HTML, closed until asked for.
+            const source = frame.locator("details.html-diff pre.diff")
+            assert.isFalse(yield* inBrowser(() => source.isVisible()))
+            yield* inBrowser(() => frame.locator("details.html-diff summary").click())
+            assert.isTrue(yield* inBrowser(() => source.isVisible()))
+            assert.include(yield* textOf(frame, "pre.diff del"), "Drain the taps")
+            assert.include(yield* textOf(frame, "pre.diff ins"), "Drain every outdoor tap")
+            // The protected link is marked on both sides of the changed line, its source kept as written.
+            const marked = yield* textOf(frame, "pre.diff mark.protected-source")
+            assert.strictEqual(marked.split("\n").length, 2, marked)
+            assert.include(marked, 'data-service-protected="backlink"')
+            assert.include(yield* textOf(frame, "ul.protected"), "our partner")
+            assert.deepStrictEqual(yield* violations(frame), [])
+            yield* screenshot(page, `card-update-preview-${width}`)
+            // Nothing was saved by the preview.
+            const read = yield* Effect.promise(() =>
+              client.callTool({ name: "get_article", arguments: { article_id: articleId } })
+            )
+            assert.strictEqual((read.structuredContent as { data: { revision: number } }).data.revision, next - 1)
+          })
       )
     }
 
@@ -383,7 +404,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
         const input = { article_id: spoofed, dry_run: true, meta_description: "A plain line" }
         const { frame } = yield* articleChangeCard(connection, { name: "update_article", input }, "h2 bdi")
         assert.strictEqual(yield* textOf(frame, "h2 bdi"), "⟨U+202E⟩cod.exe")
-        assert.strictEqual(yield* textOf(frame, "dl.field-changes ins bdi"), "A plain line")
+        assert.deepStrictEqual(yield* seenTexts(frame.locator("dl.field-changes ins")), ["A plain line"])
         assert.deepStrictEqual(yield* violations(frame), [])
       })
     )

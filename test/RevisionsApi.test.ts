@@ -210,7 +210,8 @@ layer(TestServerLive)("article revisions through the API", (it) => {
           changed: true,
           diff: "--- current\n+++ proposed\n@@ -1,2 +1,2 @@\n-<p>Second.</p>\n+<p>First.</p>\n <p>Kept.</p>\n",
           title_changed: false,
-          meta_description_changed: true
+          meta_description_changed: true,
+          current: { title: "Fixing leaks", meta_description: "How to fix a leak." }
         })
         assert.deepStrictEqual(yield* stateOf(id, key), before)
         assert.strictEqual(yield* editsUsed(accountId), used)

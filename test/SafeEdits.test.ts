@@ -310,7 +310,13 @@ layer(TestServerLive)("beyond the interface: safe concurrent edits, retries and 
         assert.strictEqual(dry.body.data.revision, 1)
         assert.deepStrictEqual(
           { ...dry.body.preview, diff: undefined },
-          { changed: true, diff: undefined, title_changed: true, meta_description_changed: false }
+          {
+            changed: true,
+            diff: undefined,
+            title_changed: true,
+            meta_description_changed: false,
+            current: { title: "First", meta_description: "Meta" }
+          }
         )
         assert.include(dry.body.preview.diff, "-<p>Read about")
         assert.include(dry.body.preview.diff, "+<p>Read about")
@@ -322,7 +328,8 @@ layer(TestServerLive)("beyond the interface: safe concurrent edits, retries and 
           changed: false,
           diff: "",
           title_changed: false,
-          meta_description_changed: false
+          meta_description_changed: false,
+          current: { title: "First", meta_description: "Meta" }
         })
         const plain = yield* call("PATCH", `/articles/${id}`, key, { title: "Saved" })
         assert.notProperty(plain.body, "preview")

@@ -2,17 +2,28 @@
 import { assert, describe, it } from "@effect/vitest"
 import { blockDiff, foldBlocks } from "../src/Domain/WordDiff.js"
 import { textBlocks } from "../src/Html/TextBlocks.js"
+import { bodyChangeView, fieldDiff } from "../src/Ui/ChangeView.js"
 import { html } from "../src/Ui/Markup.js"
 import { wordDiffView } from "../src/Ui/WordDiffView.js"
-import { bodyChangeView, fieldDiff } from "../src/Web/ChangeView.js"
+import { seen } from "./support/WebPages.js"
 
 /** The word diff of two canonical bodies, as the pages show it. */
 const shown = (before: string, after: string) =>
-  String(wordDiffView(foldBlocks(blockDiff(textBlocks(before), textBlocks(after)))))
+  seen(String(wordDiffView(foldBlocks(blockDiff(textBlocks(before), textBlocks(after))))))
 
 const LINK = '<a href="https://partner.example/guide" data-service-protected="backlink">the partner’s guide</a>'
 
 describe("word diff", () => {
+  it("marks removed and inserted words in words a screen reader says, which are not shown", () => {
+    const out = String(
+      wordDiffView(blockDiff(textBlocks("<p>Drain the outdoor taps.</p>"), textBlocks("<p>Drain the garden taps.</p>")))
+    )
+    assert.include(
+      out,
+      'Drain the <del><span class="visually-hidden">[removed: </span>outdoor<span class="visually-hidden">]</span></del><ins><span class="visually-hidden">[inserted: </span>garden<span class="visually-hidden">]</span></ins> taps.'
+    )
+  })
+
   it("shows one word changed as that word removed and the new one inserted, nothing else", () => {
     const out = shown("<p>Drain the outdoor taps today.</p>", "<p>Drain the garden taps today.</p>")
     assert.include(out, "Drain the <del>outdoor</del><ins>garden</ins> taps today.")
@@ -73,7 +84,7 @@ describe("word diff", () => {
 
   it("compares a title word by word, escaped, and keeps the HTML diff behind Show HTML", () => {
     assert.strictEqual(
-      String(fieldDiff("Pipes in <winter>", "Pipes in <summer>")),
+      seen(String(fieldDiff("Pipes in <winter>", "Pipes in <summer>"))),
       "Pipes in &lt;<del>winter</del><ins>summer</ins>&gt;"
     )
     assert.strictEqual(String(fieldDiff(null, null)), "(none)")

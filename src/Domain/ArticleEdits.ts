@@ -1,5 +1,5 @@
 import { Multipart } from "@effect/platform"
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { ArticleContent, type ContentField, contentFields } from "./Article.js"
 import { atMostMessage, MAX_BODY_CHARACTERS, MAX_BODY_ELEMENTS, maxItems, maxLength } from "./Bounds.js"
 import { OneLine, OneLineOnceTrimmed, Text } from "./Text.js"
@@ -120,12 +120,18 @@ const flagFields = Object.fromEntries(flagged.map((field) => [`${field}_changed`
   readonly [K in Flagged as `${K}_changed`]: typeof Schema.Boolean
 }
 
+/** The flagged fields as the article has them now, which a preview compares the proposed ones (`data`'s) with. */
+const CurrentFields = ArticleContent.pipe(Schema.pick(...flagged)).annotations({
+  description: `The ${inWords(flagged)} as they stand, before the change (data has them as they would be saved); the body's change is diff.`
+})
+
 export const Preview = Schema.Struct({
   changed: Schema.Boolean.annotations({ description: "Whether saving would change the article." }),
   diff: Schema.String.annotations({
     description: "Unified diff of the body, current to proposed (canonical HTML); empty when the body stays."
   }),
-  ...flagFields
+  ...flagFields,
+  current: CurrentFields
 }).annotations({ identifier: "Preview", description: "What a dry run's change would do; nothing was saved." })
 export type Preview = typeof Preview.Type
 
@@ -133,11 +139,16 @@ const fieldEquivalence = Object.fromEntries(
   flagged.map((field) => [field, Schema.equivalence(ArticleContent.fields[field])])
 ) as { readonly [K in Flagged]: (a: ArticleContent[K], b: ArticleContent[K]) => boolean }
 
-/** A preview's flags: for each flagged content field, whether `next` changes it. */
-export const changeFlags = (current: ArticleContent, next: ArticleContent) =>
-  Object.fromEntries(
+/**
+ * A preview's flags and the flagged fields as they stand: for each flagged content field, whether `next` changes it,
+ * and its `current` value.
+ */
+export const changeFlags = (current: ArticleContent, next: ArticleContent) => ({
+  ...(Object.fromEntries(
     flagged.map((field) => [`${field}_changed`, !fieldEquivalence[field](current[field], next[field])])
-  ) as { readonly [K in keyof typeof flagFields]: boolean }
+  ) as { readonly [K in keyof typeof flagFields]: boolean }),
+  current: Struct.pick(current, ...flagged)
+})
 
 /** The preview of a change that leaves `content` as it is. */
 export const noChange = (content: ArticleContent): Preview => ({

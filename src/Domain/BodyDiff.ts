@@ -1,4 +1,4 @@
-import { diffArrays } from "diff"
+import { diffArrays, parsePatch } from "diff"
 
 /** One line of a line diff: kept in both, only in the old text, or only in the new one. */
 export interface DiffLine {
@@ -137,4 +137,24 @@ export const unifiedDiff = (
     }
   }
   return `${out.join("\n")}\n`
+}
+
+/**
+ * The text a `unifiedDiff` was made from, given the text it leads to (`after`): its hunks read backwards, the kept and
+ * removed lines put back where the kept and added ones stand. A dry run's answer carries the proposed body and its
+ * diff; this is the current body it was compared with.
+ */
+export const textBefore = (after: string, diff: string): string => {
+  if (diff === "") return after
+  const lines = after === "" ? [] : after.split("\n")
+  const before: Array<string> = []
+  let next = 0
+  for (const hunk of parsePatch(diff)[0]?.hunks ?? []) {
+    const start = hunk.newStart - 1
+    before.push(...lines.slice(next, start))
+    for (const line of hunk.lines) if (line.startsWith(" ") || line.startsWith("-")) before.push(line.slice(1))
+    next = start + hunk.newLines
+  }
+  before.push(...lines.slice(next))
+  return before.join("\n")
 }

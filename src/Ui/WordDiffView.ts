@@ -97,6 +97,16 @@ const formatNote = (was: TextToken | undefined) => {
 }
 
 /**
+ * Words removed (`del`) or inserted (`ins`), marked so that a screen reader says so: most announce neither element, so
+ * each mark says what it is in words only they read ("[removed: old]"), written in the markup rather than by the
+ * stylesheet, which not every reader of the page or card applies.
+ */
+export const changeMark = (kind: "removed" | "inserted", content: SafeHtml): SafeHtml => {
+  const said = html`<span class="visually-hidden">[${kind}: </span>${content}<span class="visually-hidden">]</span>`
+  return kind === "removed" ? html`<del>${said}</del>` : html`<ins>${said}</ins>`
+}
+
+/**
  * A run as shown. The space after removed, inserted or reformatted words is left outside the mark, and after removed words
  * dropped when inserted ones follow (they bring their own): `the <del>old</del><ins>new</ins> words`.
  */
@@ -112,9 +122,9 @@ const run = (pieces: ReadonlyArray<DiffToken>, next: ReadonlyArray<DiffToken> | 
   const after = marked && words !== shownWords && !(first.kind === "removed" && next?.[0]?.kind === "added") ? " " : ""
   switch (first.kind) {
     case "removed":
-      return html`<del>${content}</del>${after}`
+      return html`${changeMark("removed", content)}${after}`
     case "added":
-      return html`<ins>${content}</ins>${after}`
+      return html`${changeMark("inserted", content)}${after}`
     case "formatted":
       return html`<span class="formatted" title="${formatNote(first.was)}">${content}<span class="visually-hidden"> (${formatNote(first.was)})</span></span>${after}`
     default:

@@ -1,11 +1,10 @@
 import type { ArticleWithBody } from "../Domain/Article.js"
 import { MAX_IMAGE_BYTES, MAX_META_DESCRIPTION, MAX_TITLE, type Preview } from "../Domain/ArticleEdits.js"
 import { ProtectedLinkViolation } from "../Domain/Errors.js"
-import { unifiedDiffView } from "../Ui/DiffView.js"
+import { previewChangeView } from "../Ui/ChangeView.js"
 import { html, type SafeHtml } from "../Ui/Html.js"
 import { explain } from "./ArticleErrors.js"
 import { bodyFrame } from "./BodyFrame.js"
-import { bodyChangeView, fieldChangesList } from "./ChangeView.js"
 import type { Viewer } from "./Layout.js"
 
 /** What the editor shows: the saved values, or the ones just submitted when they were refused or previewed. */
@@ -81,45 +80,24 @@ export const featuredImageForm = (viewer: Viewer, article: ArticleWithBody) =>
  */
 export const previewSection = (
   outcome:
-    | {
-        readonly _tag: "Preview"
-        readonly before: {
-          readonly title: string | null
-          readonly meta_description: string | null
-          readonly body: string
-        }
-        readonly article: ArticleWithBody
-        readonly preview: Preview
-      }
+    | { readonly _tag: "Preview"; readonly article: ArticleWithBody; readonly preview: Preview }
     | { readonly _tag: "Refused"; readonly error: unknown }
 ): SafeHtml => {
   if (outcome._tag === "Refused") {
     return html`<h2>Preview of your change</h2>
 <div class="error" role="alert"><p>Saving this would be refused; nothing was saved, and your text is still in the editor.</p>${explain(outcome.error)}</div>`
   }
-  const { before, article, preview } = outcome
-  const fields = [
-    { label: "Title", changed: preview.title_changed, before: before.title, after: article.title },
-    {
-      label: "Meta description",
-      changed: preview.meta_description_changed,
-      before: before.meta_description,
-      after: article.meta_description
-    }
-  ].filter((field) => field.changed)
-  const fieldList = fields.length === 0 ? null : fieldChangesList(fields)
+  const { article, preview } = outcome
   return html`<h2>Preview of your change</h2>
 <p class="muted">Nothing is saved until you press Save. This is the change as the service would store it.</p>
 ${
   !preview.changed
     ? html`<p role="status">Saving now would change nothing.</p>`
-    : html`${fieldList}
+    : html`${previewChangeView(article, preview)}
 ${
   preview.diff === ""
-    ? html`<p>The body stays as it is.</p>`
-    : html`<h3>Body: the change</h3>
-${bodyChangeView(before.body, article.body, unifiedDiffView(preview.diff))}
-<h3>Body as it would be stored</h3>
+    ? null
+    : html`<h3>Body as it would be stored</h3>
 ${bodyFrame("Body as it would be stored", article.body)}`
 }`
 }`

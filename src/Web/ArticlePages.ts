@@ -4,11 +4,11 @@ import type { ArticleWithBody, ContentField, ProtectedLink } from "../Domain/Art
 import { foldDiff, lineDiff } from "../Domain/BodyDiff.js"
 import type { RevisionRow, RevisionSummary } from "../Domain/Revision.js"
 import { editorScriptSrc } from "../Ui/Assets.js"
+import { bodyChangeView, fieldChangesList } from "../Ui/ChangeView.js"
 import { type DiffViewLine, diffBlock } from "../Ui/DiffView.js"
 import { html, type SafeHtml, userText, userTextOr, visibleControls } from "../Ui/Html.js"
 import { type EditorNote, type EditorValues, editorForm, featuredImageForm } from "./ArticleEditor.js"
 import { bodyFrame } from "./BodyFrame.js"
-import { bodyChangeView, fieldChangesList } from "./ChangeView.js"
 import { externalLink, layout, none, pager, stackedTable, timestamp, type Viewer } from "./Layout.js"
 import type { Listed } from "./SitesPages.js"
 

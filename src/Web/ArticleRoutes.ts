@@ -130,7 +130,6 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const { article, preview } = yield* edits.previewEdit(context, current.id, fields)
         return previewSection({
           _tag: "Preview",
-          before: { title: current.title, meta_description: current.meta_description, body: current.body },
           article,
           preview: preview ?? noChange(article)
         })

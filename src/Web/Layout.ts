@@ -144,32 +144,42 @@ export const externalLink = (url: string | null, text?: string | null) =>
 export const tableWrap = (label: string, table: SafeHtml) =>
   html`<div class="table-wrap" role="region" aria-label="${label}" tabindex="0">${table}</div>`
 
-/** A column of a `stackedTable`: its heading, and `num` for numbers (right-aligned on wide screens). */
+/**
+ * A column of a `stackedTable`: its heading, `num` for numbers (right-aligned on wide screens), and `plain` for values
+ * that say what they are (a status badge): a compact row on a phone shows them without their heading, which screen
+ * readers still read.
+ */
 export interface Column {
   readonly label: string
   readonly num?: boolean
+  readonly plain?: boolean
 }
 
 /**
  * A table that on a phone shows each row as a small card of labelled values (the labels come from `data-label`, the
  * column headings stay for screen readers), and on wider screens as a table. Each row is the header cell's content,
- * then one cell per further column.
+ * then one cell per further column. A `compact` table (a long list) shows a row on a phone as its first cell, then
+ * its other values side by side, each after its label in small type, so that a page of 20 rows stays short.
  */
 export const stackedTable = (options: {
   readonly caption: string
   readonly columns: ReadonlyArray<Column>
   readonly rows: ReadonlyArray<readonly [SafeHtml | string, ...ReadonlyArray<SafeHtml | string | number>]>
+  readonly compact?: boolean
 }) =>
   tableWrap(
     options.caption,
-    html`<table class="stack">
+    html`<table class="${options.compact === true ? "stack compact" : "stack"}">
 <caption class="visually-hidden">${options.caption}</caption>
 <thead><tr>${options.columns.map((c) => html`<th scope="col"${c.num === true ? html` class="num"` : null}>${c.label}</th>`)}</tr></thead>
 <tbody>${options.rows.map(
       ([first, ...rest]) =>
         html`<tr><th scope="row">${first}</th>${rest.map((cell, i) => {
           const column = options.columns[i + 1]
-          return html`<td data-label="${column?.label ?? ""}"${column?.num === true ? html` class="num"` : null}>${cell}</td>`
+          const classes = [column?.num === true ? "num" : "", column?.plain === true ? "plain" : ""].filter(
+            (c) => c !== ""
+          )
+          return html`<td data-label="${column?.label ?? ""}"${classes.length === 0 ? null : html` class="${classes.join(" ")}"`}>${cell}</td>`
         })}</tr>`
     )}</tbody></table>`
   )

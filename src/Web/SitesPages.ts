@@ -140,7 +140,13 @@ const articlesTable = (articles: Listed<ListedArticle>, searched: boolean) =>
     ? html`<p>No articles${articles.meta.total === 0 ? null : html` on this page`}.</p>`
     : stackedTable({
         caption: searched ? "Articles found, most relevant first" : "Articles, newest first",
-        columns: [{ label: "Title" }, { label: "Status" }, { label: "Published" }, { label: "Words", num: true }],
+        columns: [
+          { label: "Title" },
+          { label: "Status", plain: true },
+          { label: "Published" },
+          { label: "Words", num: true }
+        ],
+        compact: true,
         rows: articles.data.map((article) => [
           html`<a href="/articles/${article.id}">${userTextOr(article.title, `Article ${article.id}`)}</a>${matchOf(article)}`,
           badge(article.status),
@@ -158,9 +164,10 @@ const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>)
           { label: "Source" },
           { label: "Anchor text" },
           { label: "Anchor type" },
-          { label: "Status" },
+          { label: "Status", plain: true },
           { label: "Acquired" }
         ],
+        compact: true,
         rows: backlinks.data.map((link) => [
           externalLink(link.source_url, link.source_domain),
           userTextOr(link.anchor_text, none),

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
-import type { Page } from "playwright-core"
+import type { Locator, Page } from "playwright-core"
 import type { ArticleId } from "../../src/Domain/Ids.js"
 import { PARTNER } from "./ArticlePage.js"
 import { inBrowser, newPage } from "./Browser.js"
@@ -46,6 +46,21 @@ export const signIn = (page: Page, email: string, path = "/sites") =>
     await page.getByRole("button", { name: "Sign in" }).click()
     await page.waitForURL(`**${path}`)
   })
+
+/**
+ * The text of each element `locator` finds as it is seen: without what only screen readers read (`.visually-hidden`,
+ * such as a change mark's "[removed: "), which `innerText` includes.
+ */
+export const seenTexts = (locator: Locator) =>
+  inBrowser(() =>
+    locator.evaluateAll((elements) =>
+      elements.map((element) => {
+        const copy = element.cloneNode(true) as Element
+        for (const hidden of copy.querySelectorAll(".visually-hidden")) hidden.remove()
+        return copy.textContent ?? ""
+      })
+    )
+  )
 
 /** Clicks what `click` finds and waits for the page that answers to load. */
 export const follow = (page: Page, click: () => Promise<void>) =>

@@ -15,6 +15,13 @@ import { TestApp } from "./TestServer.js"
 
 export const PASSWORD = "correct horse battery staple"
 
+/**
+ * Markup as it is seen: without the words of a change's marks that only screen readers read (`[removed: `, `]`), so
+ * that a test can spell out the marks themselves (`<del>old</del><ins>new</ins>`).
+ */
+export const seen = (markup: string) =>
+  markup.replace(/<span class="visually-hidden">(?:\[(?:removed|inserted): |\])<\/span>/g, "")
+
 export const CSP =
   "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
 

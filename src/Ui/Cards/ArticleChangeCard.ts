@@ -1,16 +1,20 @@
 import type { Article, ArticleWithBody } from "../../Domain/Article.js"
 import type { Preview } from "../../Domain/ArticleEdits.js"
-import { unifiedDiffView } from "../DiffView.js"
+import { previewChangeView } from "../ChangeView.js"
 import { html, type SafeHtml, userTextOr } from "../Markup.js"
+import { changeMark } from "../WordDiffView.js"
 import { type CardState, startCard, structured, toolError } from "./Bridge.js"
 
 /**
- * The card of the article changes (the edit and the featured image): with `dry_run`, what the change would do (the title,
- * meta description and featured image it sets, the body's diff with every protected link marked) against the
- * article's current revision; once saved, the revision it made. A refusal says that nothing was saved and why.
+ * The card of the article changes (the edit and the featured image): with `dry_run`, what the change would do against
+ * the article's current revision, as the editor's preview shows it (the title, meta description and body word by word,
+ * the body's HTML diff with every protected link marked behind "Show HTML", and the featured image it sets); once
+ * saved, the revision it made and the values it set. A refusal says that nothing was saved and why.
  */
 
-type ArticleJson = typeof Article.Encoded & Partial<Pick<typeof ArticleWithBody.Encoded, "protected_links">>
+/** The article a change answers: with its body, meta description and protected links, except the featured image's. */
+type ArticleJson = typeof Article.Encoded &
+  Partial<Pick<typeof ArticleWithBody.Encoded, "body" | "meta_description" | "protected_links">>
 
 interface Change {
   readonly data: ArticleJson
@@ -19,33 +23,34 @@ interface Change {
 
 const field = (label: string, value: SafeHtml | string) => html`<dt>${label}</dt><dd>${value}</dd>`
 
-/** The fields a change sets, with their new values (the card is not told the old ones). */
-const fieldChanges = (change: Change, input: Readonly<Record<string, unknown>>) => {
-  const { data, preview } = change
-  const rows: Array<SafeHtml> = []
-  const saved = preview === undefined
-  if (preview?.title_changed === true || (saved && typeof input["title"] === "string")) {
-    rows.push(field("Title", html`<ins>${userTextOr(data.title, "(none)")}</ins>`))
-  }
-  if (preview?.meta_description_changed === true || (saved && "meta_description" in input)) {
-    const next = input["meta_description"]
-    rows.push(
-      field(
-        "Meta description",
-        html`<ins>${userTextOr(typeof next === "string" && next !== "" ? next : null, "(none)")}</ins>`
-      )
-    )
-  }
-  if ("url" in input || "image" in input) {
-    rows.push(
-      field(
+/** The featured image a change sets, when it sets one. */
+const featuredImage = (data: ArticleJson, input: Readonly<Record<string, unknown>>) =>
+  "url" in input || "image" in input
+    ? field(
         "Featured image",
         data.featured_image_url === null
           ? "(none)"
           : html`<img class="card-image" src="${data.featured_image_url}" alt="The featured image"><br><code>${data.featured_image_url}</code>`
       )
+    : null
+
+/** The fields a saved change set, with their new values (a saved change's answer does not hold the old ones). */
+const savedFields = (data: ArticleJson, input: Readonly<Record<string, unknown>>) => {
+  const rows: Array<SafeHtml> = []
+  if (typeof input["title"] === "string") {
+    rows.push(field("Title", changeMark("inserted", userTextOr(data.title, "(none)"))))
+  }
+  if ("meta_description" in input) {
+    const next = input["meta_description"]
+    rows.push(
+      field(
+        "Meta description",
+        changeMark("inserted", userTextOr(typeof next === "string" && next !== "" ? next : null, "(none)"))
+      )
     )
   }
+  const image = featuredImage(data, input)
+  if (image !== null) rows.push(image)
   return rows.length === 0 ? null : html`<dl class="field-changes">${rows}</dl>`
 }
 
@@ -73,9 +78,10 @@ const render = ({ input, result }: CardState): SafeHtml => {
   if (preview === undefined) {
     return html`${title}
 <p role="status"><span class="badge published">Saved</span> Revision ${data.revision} is now the article's current revision.</p>
-${fieldChanges(content, args)}
+${savedFields(data, args)}
 ${protectedLinks(data.protected_links)}`
   }
+  const image = featuredImage(data, args)
   return html`${title}
 <p role="status"><span class="badge note">Preview</span> Nothing is saved yet. ${
     preview.changed
@@ -85,8 +91,12 @@ ${protectedLinks(data.protected_links)}`
 ${
   !preview.changed
     ? html`<p>Saving this would change nothing.</p>`
-    : html`${fieldChanges(content, args)}
-${preview.diff === "" ? html`<p>The body stays as it is.</p>` : html`<h3>Body: changed lines</h3>${unifiedDiffView(preview.diff)}`}`
+    : html`${image === null ? null : html`<dl class="field-changes">${image}</dl>`}
+${previewChangeView(
+  // The featured image's answer has no body or meta description: its preview changes neither.
+  { title: data.title, meta_description: data.meta_description ?? null, body: data.body ?? "" },
+  preview
+)}`
 }
 ${protectedLinks(data.protected_links)}`
 }
