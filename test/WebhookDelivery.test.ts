@@ -228,6 +228,28 @@ layer(WebhookServerLive, { timeout: Duration.minutes(2), excludeTestServices: tr
       })
     )
 
+    it.scoped(
+      "an answer with NUL bytes and a character cut at 1 KiB is logged, in whole characters, within 1 KiB",
+      () =>
+        Effect.gen(function* () {
+          // "ok", a NUL byte, then two-byte characters: the 1024th byte is the first half of one.
+          const answer = Buffer.concat([Buffer.from("ok\u0000", "utf8"), Buffer.from("é".repeat(600), "utf8")])
+          const { id, key, endpointId } = yield* subscribed((_n, _req, res) => {
+            res.writeHead(200, { "content-type": "application/octet-stream" })
+            res.end(answer)
+          })
+          yield* change(id, key)
+          const attempts = yield* attemptsWhen(endpointId, 1)
+          assert.strictEqual(attempts.length, 1)
+          assert.strictEqual(attempts[0]!.status, 200)
+          // PostgreSQL text holds no NUL: it is left out, and the cut character too.
+          assert.strictEqual(attempts[0]!.response, `ok${"é".repeat(510)}`)
+          assert.isAtMost(attempts[0]!.response_bytes!, 1024)
+          const [delivery] = yield* deliveriesOf(endpointId)
+          assert.deepInclude(delivery!, { state: "succeeded", attempts: 1 })
+        })
+    )
+
     it.scoped("a connection reset costs one failed attempt; the retry then succeeds", () =>
       Effect.gen(function* () {
         const reset: Answering = (_n, req) => req.socket.resetAndDestroy()
