@@ -117,7 +117,8 @@ const hugeAnswer = (progress: { written: number; closed: boolean }): Answering =
 
 // The live clock: attempts are timed, signed and scheduled by it.
 layer(WebhookServerLive, { timeout: Duration.minutes(2), excludeTestServices: true })("webhook deliveries", (it) => {
-  describe("a delivery", () => {
+  // Each test has its own account, endpoints and receivers: they wait for their retries side by side.
+  describe.concurrent("a delivery", () => {
     it.scoped(
       "a PATCH sends one verified article.changed whose webhook-id is the event id, and the attempt is logged",
       () =>
