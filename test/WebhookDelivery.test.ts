@@ -415,6 +415,25 @@ layer(WebhookServerLive, { timeout: Duration.minutes(2), excludeTestServices: tr
         yield* disabledByFirstAttempt(endpointId, 500, "failed for 3 days")
       })
     )
+
+    it.scoped("a success ends an endpoint's failing time, so that its failures count from scratch", () =>
+      Effect.gen(function* () {
+        const { id, key, endpointId } = yield* subscribed(firstThen(answerWith(200), answerWith(500)))
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`update webhook_endpoints set failing_since = now() - interval '3 days 1 minute'
+          where id = ${endpointId}`
+        yield* change(id, key)
+        yield* attemptsWhen(endpointId, 1)
+        assert.deepInclude(yield* endpointState(endpointId), { enabled: true, failing_since: null })
+        // The next failure starts a new failing time instead of disabling the endpoint.
+        yield* change(id, key)
+        const attempts = yield* attemptsWhen(endpointId, 2)
+        assert.strictEqual(attempts[1]!.status, 500)
+        const state = yield* endpointState(endpointId)
+        assert.isTrue(state.enabled)
+        assert.isNotNull(state.failing_since)
+      })
+    )
   })
 })
 
