@@ -18,6 +18,9 @@ export class Events extends Effect.Service<Events>()("Events/Events", {
   effect: Effect.gen(function* () {
     const repo = yield* EventsRepo
     const jobs = yield* Jobs
+    // The delivery queue exists before any job is sent to it: the queue drops a job sent to a queue it does not know,
+    // and a process that runs no workers (WORKERS=off, `cbs import`) may be the first to send one.
+    yield* jobs.queue(DeliveryJob)
 
     /** Records an event of `type` for each row `rows` selects; inside the caller's transaction, last. */
     const record = Effect.fn("Events.record")(function* (type: EventType, rows: EventRows) {

@@ -163,10 +163,12 @@ const sendOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolic
       (res) => {
         const chunks: Array<Buffer> = []
         let size = 0
+        // A cut answer may end in the first bytes of a character: those are left out (a streaming decoder keeps them
+        // for a next call that never comes), so the text is whole characters within maxBytes.
         const answer = () => ({
           status: res.statusCode ?? 0,
           headers: res.headers,
-          body: Buffer.concat(chunks).toString("utf8"),
+          body: new TextDecoder("utf-8").decode(Buffer.concat(chunks), { stream: true }),
           url: url.href
         })
         res.on("data", (chunk: Buffer) => {

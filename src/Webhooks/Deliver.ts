@@ -76,14 +76,17 @@ export class Deliver extends Effect.Service<Deliver>()("Webhooks/Deliver", {
       const status = Either.isRight(answer) ? answer.right.status : null
       const outcome = judged(status, Either.isLeft(answer) ? answer.left.message : null)
       const attempts = job.attempt + 1
-      const nextAt =
-        outcome.succeeded || outcome.gone ? undefined : nextAttemptAt(delivery.created_at.getTime(), attempts, now)
       const failingSince = delivery.failing_since?.getTime() ?? startedAt
       const disable = outcome.gone
         ? "the endpoint answered 410 Gone"
         : !outcome.succeeded && failedTooLong(failingSince, now)
           ? "every delivery failed for 3 days"
           : undefined
+      // An attempt that disables its endpoint ends the delivery: failed, with no attempt to come.
+      const nextAt =
+        outcome.succeeded || disable !== undefined
+          ? undefined
+          : nextAttemptAt(delivery.created_at.getTime(), attempts, now)
       yield* Effect.gen(function* () {
         const recorded = yield* repo.record({
           delivery: delivery.id,
@@ -98,7 +101,7 @@ export class Deliver extends Effect.Service<Deliver>()("Webhooks/Deliver", {
           nextAt: nextAt === undefined ? undefined : new Date(nextAt),
           disable
         })
-        if (recorded && nextAt !== undefined && disable === undefined) {
+        if (recorded && nextAt !== undefined) {
           yield* jobs.send(DeliveryJob, { delivery: delivery.id, attempt: attempts }, { startAfter: new Date(nextAt) })
         }
       }).pipe(sql.withTransaction, Effect.orDie)

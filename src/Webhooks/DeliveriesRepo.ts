@@ -37,6 +37,9 @@ export interface AttemptRecord {
   readonly disable: string | undefined
 }
 
+/** An answer's text as a PostgreSQL text column holds it: without NUL characters, which it refuses. */
+const storable = (text: string | null) => (text === null ? null : text.replaceAll("\u0000", ""))
+
 /** How long deliveries and their attempts are kept. */
 export const DELIVERY_DAYS = 30
 
@@ -70,7 +73,7 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
         yield* sql`insert into webhook_attempts
           (delivery_id, endpoint_id, attempted_at, status, duration_ms, response, error)
           values (${attempt.delivery}, ${attempt.endpoint}, ${attempt.attemptedAt}, ${attempt.status},
-            ${attempt.durationMs}, ${attempt.response}, ${attempt.error})`
+            ${attempt.durationMs}, ${storable(attempt.response)}, ${attempt.error})`
         if (attempt.succeeded) {
           yield* sql`update webhook_endpoints set failing_since = null where id = ${attempt.endpoint}`
         } else {
