@@ -154,15 +154,13 @@ layer(TestServerLive)("MCP interface", (it) => {
       })
 
     // Every tool's entry is sent to the model on every turn: each stays within its budget, so that new tools can come.
-    // Its `_meta` (the address of its card, MCP Apps) is for the host that draws the card, not sent to the model.
     it.effect(
       "tools/list has no schema titles, no HTTP wording, and each tool's entry is within 4,000 characters",
       () =>
         Effect.gen(function* () {
           const tools = (yield* listedTools) as ReadonlyArray<Record<string, unknown>>
           for (const tool of tools) {
-            const { _meta, ...sent } = tool
-            assert.isAtMost(JSON.stringify(sent).length, TOOL_ENTRY_BUDGET, String(tool["name"]))
+            assert.isAtMost(JSON.stringify(tool).length, TOOL_ENTRY_BUDGET, String(tool["name"]))
           }
           assert.deepStrictEqual(tools.map((tool) => tool.name).sort(), toolNames)
           const text = JSON.stringify(tools)

@@ -165,7 +165,7 @@ export class ArticlesApi extends authenticated(
           articleChangeTool(
             "update_article",
             "Edit an article",
-            "Edits an article: replacements (exact find-and-replace in get_article's body), title, meta_description; or body to rewrite it. Protected links (data-service-protected) must stay. Each change is a revision the user can restore. Try dry_run first; send if_match and an idempotency_key."
+            "Edits an article: find-and-replace in the body as read (replacements), title, meta_description, or a new body; protected links must stay. Saved as a restorable revision. dry_run first, then if_match and idempotency_key."
           )
         )
         .annotateContext(

@@ -50,7 +50,7 @@ export const Body = Text.pipe(
 
 export const Replacement = Schema.Struct({
   find: Text.pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
-    description: "Exact, case-sensitive text to find in the body, as the article is read."
+    description: "Exact, case-sensitive text of the body as read."
   }),
   replace: Schema.optional(Text.annotations({ description: "Replacement text (default: empty)." })),
   all: Schema.optional(
@@ -63,7 +63,7 @@ export const Replacement = Schema.Struct({
 export const Replacements = Schema.Array(Replacement)
   .pipe(maxItems(MAX_REPLACEMENTS))
   .annotations({
-    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict). The result has a body's bounds.`
+    description: `Up to ${MAX_REPLACEMENTS}, applied in order; if one fails, nothing is saved (replacement_conflict).`
   })
 
 export class UpdateArticlePayload extends Schema.Class<UpdateArticlePayload>("UpdateArticlePayload")(
@@ -122,7 +122,7 @@ const flagFields = Object.fromEntries(flagged.map((field) => [`${field}_changed`
 
 /** The flagged fields as the article has them now, which a preview compares the proposed ones (`data`'s) with. */
 const CurrentFields = ArticleContent.pipe(Schema.pick(...flagged)).annotations({
-  description: `The ${inWords(flagged)} as they stand, before the change (data has them as they would be saved); the body's change is diff.`
+  description: `The ${inWords(flagged)} before the change.`
 })
 
 export const Preview = Schema.Struct({

@@ -208,10 +208,16 @@ const sendOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolic
 const addressFor = (url: URL, policy: OutboundAddressPolicy) =>
   Effect.gen(function* () {
     if (!schemeAllowed(url, policy)) return yield* fail("the address is not an https:// URL")
-    const [address] = yield* addressesOf(url.hostname, policy.trustedHosts.has(url.hostname), {
+    const addresses = yield* addressesOf(url.hostname, policy.trustedHosts.has(url.hostname), {
       loopback: policy.allowLoopback === true
     })
-    return address!
+    // Plain http only stays on this machine: the development setting never sends it over a network.
+    if (url.protocol === "http:" && !allLoopback(addresses)) {
+      return yield* fail(
+        "the address is not an https:// URL (http is allowed only to this machine's loopback addresses)"
+      )
+    }
+    return addresses[0]!
   })
 
 const withinTimeout = (timeoutMs: number) =>

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Runtime, type Scope } from "effect"
+import { Cause, Context, Effect, Runtime, Schedule, type Scope } from "effect"
 import PgBoss from "pg-boss"
 import { JOB_QUEUE_SCHEMA } from "../Sql/JobQueueSchema.js"
 
@@ -78,15 +78,30 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
     ).pipe(Effect.orDie)
     const workers: Array<string> = []
 
+    // The queues this process created: pg-boss drops a job sent to a queue that does not exist, without an error.
+    const created = new Set<string>()
+    // One creation at a time: creating a queue adds a partition to pg-boss's job table, and two at once can deadlock
+    // (another instance starting meanwhile too: then the loser tries again).
+    const creating = yield* Effect.makeSemaphore(1)
+
+    /** Creates the queue of `kind` (if the database has none yet); before any job of it is sent, outside a transaction. */
     const queue = <A extends object>(kind: JobKind<A>) =>
-      Effect.tryPromise(() =>
-        boss.createQueue(kind.name, {
-          name: kind.name,
-          expireInSeconds: kind.expireInSeconds,
-          retryLimit: kind.retryLimit,
-          retryDelay: kind.retryDelaySeconds
-        })
-      ).pipe(Effect.orDie)
+      creating.withPermits(1)(
+        created.has(kind.name)
+          ? Effect.void
+          : Effect.tryPromise(() =>
+              boss.createQueue(kind.name, {
+                name: kind.name,
+                expireInSeconds: kind.expireInSeconds,
+                retryLimit: kind.retryLimit,
+                retryDelay: kind.retryDelaySeconds
+              })
+            ).pipe(
+              Effect.retry({ times: 5, schedule: Schedule.exponential("50 millis") }),
+              Effect.tap(() => Effect.sync(() => created.add(kind.name))),
+              Effect.orDie
+            )
+      )
 
     /**
      * Sends a job; inside a transaction, the transaction writes it (then `wake` once it has committed). `startAfter`
@@ -94,6 +109,9 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
      */
     const send = <A extends object>(kind: JobKind<A>, data: A, options: { readonly startAfter?: Date } = {}) =>
       Effect.gen(function* () {
+        if (!created.has(kind.name)) {
+          return yield* Effect.dieMessage(`the job queue ${kind.name} is sent to before it was created (Jobs.queue)`)
+        }
         const here = yield* Effect.runtime<never>()
         yield* Effect.tryPromise(() =>
           boss.send(kind.name, data, {

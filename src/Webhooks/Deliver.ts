@@ -51,6 +51,7 @@ export class Deliver extends Effect.Service<Deliver>()("Webhooks/Deliver", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* DeliveriesRepo
     const jobs = yield* Jobs
+    yield* jobs.queue(DeliveryJob)
 
     const attempt = Effect.fn("Webhooks.deliver")(function* (job: DeliveryAttempt) {
       const found = yield* repo.load(job.delivery)
