@@ -328,12 +328,12 @@ layer(WebhookServerLive, { timeout: Duration.minutes(2), excludeTestServices: tr
           const local = yield* receiver([])
           const refused: ReadonlyArray<readonly [string, string]> = [
             [local.url, "not an https:// URL"],
-            [`https://127.0.0.1:${local.port}/hooks`, "127.0.0.1 leads to 127.0.0.1, which is not a public"],
+            [`https://127.0.0.1:${local.port}/hooks`, "127.0.0.1 is not a public"],
             [`https://localhost:${local.port}/hooks`, "localhost leads to"],
-            ["https://10.1.2.3/hooks", "10.1.2.3 leads to 10.1.2.3, which is not a public"],
-            ["https://192.168.1.20/hooks", "192.168.1.20 leads to 192.168.1.20, which is not a public"],
-            ["https://169.254.169.254/latest", "169.254.169.254 leads to 169.254.169.254, which is not a public"],
-            ["https://[::1]/hooks", "::1 leads to ::1, which is not a public"],
+            ["https://10.1.2.3/hooks", "10.1.2.3 is not a public"],
+            ["https://192.168.1.20/hooks", "192.168.1.20 is not a public"],
+            ["https://169.254.169.254/latest", "169.254.169.254 is not a public"],
+            ["https://[::1]/hooks", "::1 is not a public"],
             ["http://hooks.example.com/in", "not an https:// URL"]
           ]
           // One attempt of each, made here as a worker would make it, under the production guard.

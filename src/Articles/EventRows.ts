@@ -2,17 +2,11 @@ import type { SqlClient } from "@effect/sql"
 import { Article } from "../Domain/Article.js"
 import type { ArticleId } from "../Domain/Ids.js"
 import type { EventRows } from "../Events/EventRows.js"
-import { rfc3339 } from "../Sql/SqlFormats.js"
+import { recordJson } from "../Sql/SqlFormats.js"
 import { changedFields, previousRevision } from "./RevisionSql.js"
 
 /** Article `a` as the interface shows it (every field of Article, none other), as JSON. */
-const articleJson = (sql: SqlClient.SqlClient) =>
-  sql`jsonb_build_object(${sql.csv(
-    Object.keys(Article.fields).map(
-      (field) =>
-        sql`${field}::text, ${field === "published_at" ? sql.unsafe(rfc3339("a.published_at")) : sql`a.${sql(field)}`}`
-    )
-  )})`
+const articleJson = (sql: SqlClient.SqlClient) => recordJson(sql, "a", Object.keys(Article.fields), "published_at")
 
 /** The events of articles, as rows for Events.record. */
 export const articleEventRows = (sql: SqlClient.SqlClient) => ({

@@ -2,16 +2,11 @@ import type { SqlClient } from "@effect/sql"
 import { Backlink } from "../Domain/Backlink.js"
 import type { BacklinkId } from "../Domain/Ids.js"
 import type { EventRows } from "../Events/EventRows.js"
-import { rfc3339 } from "../Sql/SqlFormats.js"
+import { recordJson } from "../Sql/SqlFormats.js"
 
 /** Backlink `b` as the interface shows it (every field of Backlink), with its website, as JSON. */
 export const backlinkJson = (sql: SqlClient.SqlClient) =>
-  sql`jsonb_build_object('site_id', b.site_id, ${sql.csv(
-    Object.keys(Backlink.fields).map(
-      (field) =>
-        sql`${field}::text, ${field === "acquired_at" ? sql.unsafe(rfc3339("b.acquired_at")) : sql`b.${sql(field)}`}`
-    )
-  )})`
+  sql`jsonb_build_object('site_id', b.site_id) || ${recordJson(sql, "b", Object.keys(Backlink.fields), "acquired_at")}`
 
 /** The events of backlinks, as rows for Events.record. */
 export const backlinkEventRows = (sql: SqlClient.SqlClient) => ({

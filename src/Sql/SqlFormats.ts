@@ -37,3 +37,21 @@ export const withinDays = (
   ...(range.from === undefined ? [] : [sql`${sql(column)} >= ${range.from}::date`]),
   ...(range.to === undefined ? [] : [sql`${sql(column)} <= ${range.to}::date`])
 ]
+
+/**
+ * Row `alias` as a JSON object of `fields` (each a column of the same name), the timestamp among them (`timestamp`)
+ * written as `rfc3339` writes it: a record as the interface shows it, built by the database. `alias` and the names are
+ * constants.
+ */
+export const recordJson = (
+  sql: SqlClient.SqlClient,
+  alias: string,
+  fields: ReadonlyArray<string>,
+  timestamp: string
+): Fragment =>
+  sql`jsonb_build_object(${sql.csv(
+    fields.map(
+      (field) =>
+        sql`${field}::text, ${field === timestamp ? sql.unsafe(rfc3339(`${alias}.${field}`)) : sql`${sql(alias)}.${sql(field)}`}`
+    )
+  )})`
