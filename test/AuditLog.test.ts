@@ -8,6 +8,7 @@ import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import { type AccountId, ApiKeyId } from "../src/Domain/Ids.js"
 import { HttpServerLive } from "../src/Server/Server.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
+import { setNow } from "./support/Clock.js"
 import { eventually } from "./support/Eventually.js"
 import { request } from "./support/Http.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
@@ -76,7 +77,6 @@ const keyIdOf = (key: string) =>
   })
 
 const NOW = "2026-11-21T12:00:00Z"
-const setNow = (iso: string) => TestClock.setTime(Date.parse(iso))
 
 /** At NOW, a fresh account with a website holding one article; its key and the key's id. */
 const accountWithArticle = Effect.gen(function* () {

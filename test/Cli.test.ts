@@ -13,6 +13,7 @@ import { DEMO_EMAIL } from "../src/Demo/Demo.js"
 import { extractProtectedLinks } from "../src/Html/ProtectedLinks.js"
 import { cbs } from "./support/Cbs.js"
 import { embeddedEnv, freePort, startCbs, tempDir, tempFile, waitForLine } from "./support/CbsProcess.js"
+import { setNow } from "./support/Clock.js"
 import { PATIENCE } from "./support/Eventually.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 
@@ -297,8 +298,7 @@ layer(TestLive)("cbs", (it) => {
     "seed --demo imports two websites with a few dozen articles with protected links, both backlink categories, and prints a working sign-in and key",
     () =>
       Effect.gen(function* () {
-        const today = Date.parse("2026-11-21T12:00:00Z")
-        yield* TestClock.setTime(today)
+        const today = yield* setNow("2026-11-21T12:00:00Z")
         const mediaDir = yield* tempDir("cbs-seed-media-")
         const result = yield* cbs("seed", "--demo").pipe(
           Effect.withConfigProvider(

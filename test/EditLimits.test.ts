@@ -3,6 +3,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import type { ArticleId } from "../src/Domain/Ids.js"
+import { setNow } from "./support/Clock.js"
 import { editsUsed, useEdits } from "./support/EditQuota.js"
 import { type Answer, articleData, patchArticle, putArticle, request } from "./support/Http.js"
 import { type ArticleFields, articleOfNewAccount, TestApp, TestServerLive } from "./support/TestServer.js"
@@ -28,8 +29,6 @@ const assertError = (result: Result, status: number, error: string) => {
   assert.strictEqual(result.status, status, JSON.stringify(result.body))
   assert.strictEqual(result.body.error, error)
 }
-
-const setNow = (iso: string) => TestClock.setTime(Date.parse(iso))
 
 const revisionCount = (id: ArticleId) =>
   Effect.gen(function* () {
@@ -131,10 +130,10 @@ layer(TestServerLive)("edit limits", (it) => {
       "rejected edits (409 replacement_conflict, 422 protected_link_violation, 422 disallowed_html, 422 validation_error, 404) leave the counter unchanged",
       () =>
         Effect.gen(function* () {
-          yield* setNow("2026-11-21T12:00:00Z")
-          const { key, id, accountId } = yield* articleOfNewAccount({ body: protectedBody })
+          const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T12:00:00Z", EDITS_PER_DAY - 1, {
+            body: protectedBody
+          })
           const other = yield* articleOfNewAccount()
-          yield* useEdits(accountId, EDITS_PER_DAY - 1)
 
           assertError(
             yield* patchArticle(id, key, { replacements: [{ find: "not in the body", replace: "x" }] }),
@@ -158,10 +157,11 @@ layer(TestServerLive)("edit limits", (it) => {
 
     it.effect("an edit that changes nothing answers 200 and uses no quota", () =>
       Effect.gen(function* () {
-        yield* setNow("2026-11-21T12:00:00Z")
         const image = "https://cdn.example.com/same.png"
-        const { key, id, accountId } = yield* articleOfNewAccount({ title: "Same", featured_image_url: image })
-        yield* useEdits(accountId, EDITS_PER_DAY - 1)
+        const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T12:00:00Z", EDITS_PER_DAY - 1, {
+          title: "Same",
+          featured_image_url: image
+        })
         const current = yield* articleData(id, key)
         assertOk(yield* patchArticle(id, key, { title: "Same" }))
         assertOk(yield* putArticle(id, key, { body: current.body }))
@@ -179,9 +179,9 @@ layer(TestServerLive)("edit limits", (it) => {
       "20 concurrent PATCHes of one article at 195 used: exactly 5 succeed, 15 are 429 and exactly 5 revisions exist",
       () =>
         Effect.gen(function* () {
-          yield* setNow("2026-11-21T12:00:00Z")
-          const { key, id, accountId } = yield* articleOfNewAccount({ body: bodyWithTokens(20) })
-          yield* useEdits(accountId, EDITS_PER_DAY - 5)
+          const { key, id, accountId } = yield* articleWithEditsUsed("2026-11-21T12:00:00Z", EDITS_PER_DAY - 5, {
+            body: bodyWithTokens(20)
+          })
           const results = yield* Effect.forEach(
             Array.from({ length: 20 }, (_, i) => i + 1),
             (n) => patchArticle(id, key, { replacements: [{ find: `token-${n}-end`, replace: `done-${n}-end` }] }),

@@ -47,11 +47,18 @@ const refusedAlike = (
     return byRest.body
   })
 
+const storedBody = (id: ArticleId) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ body: string }>`select body from articles where id = ${id}`.pipe(Effect.orDie)
+    return rows[0]!.body
+  })
+
 /**
  * An edit of a new article holding `stored`, refused alike through REST (`method` with `edit`) and the
- * update_article tool: the article's id and the error body.
+ * update_article tool with `error`, the article still holding `stored` after both: the error's message.
  */
-const editRefusedAlike = (stored: string, method: "PUT" | "PATCH", edit: Record<string, unknown>) =>
+const editRefusedAlike = (stored: string, method: "PUT" | "PATCH", edit: Record<string, unknown>, error: string) =>
   Effect.gen(function* () {
     yield* startClock
     const { key, siteId } = yield* session
@@ -60,14 +67,9 @@ const editRefusedAlike = (stored: string, method: "PUT" | "PATCH", edit: Record<
       article_id: id,
       ...edit
     })
-    return { id, body }
-  })
-
-const storedBody = (id: ArticleId) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ body: string }>`select body from articles where id = ${id}`.pipe(Effect.orDie)
-    return rows[0]!.body
+    assert.strictEqual(body.error, error)
+    assert.strictEqual(yield* storedBody(id), stored)
+    return body.message
   })
 
 layer(TestServerLive)("error messages say how to fix the request, through REST and MCP alike", (it) => {
@@ -93,24 +95,21 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
           { find: "blue", replace: "green" },
           { find: "red", replace: "pink" }
         ]
-        const { id, body } = yield* editRefusedAlike("<p>red fish, red fish, blue fish</p>", "PATCH", { replacements })
-        assert.strictEqual(body.error, "replacement_conflict")
-        assert.include(body.message, "replacements[1]")
-        assert.include(body.message, "occurs 2 times")
-        assert.include(body.message, '"all": true')
-        assert.strictEqual(yield* storedBody(id), "<p>red fish, red fish, blue fish</p>")
+        const stored = "<p>red fish, red fish, blue fish</p>"
+        const message = yield* editRefusedAlike(stored, "PATCH", { replacements }, "replacement_conflict")
+        assert.include(message, "replacements[1]")
+        assert.include(message, "occurs 2 times")
+        assert.include(message, '"all": true')
       })
     )
 
     it.effect('a find that does not occur says 0 and does not suggest "all": true', () =>
       Effect.gen(function* () {
         const replacements = [{ find: "Red", replace: "pink" }]
-        const { id, body } = yield* editRefusedAlike("<p>red fish</p>", "PATCH", { replacements })
-        assert.strictEqual(body.error, "replacement_conflict")
-        assert.include(body.message, "replacements[0]")
-        assert.include(body.message, "occurs 0 times")
-        assert.notInclude(body.message, '"all": true')
-        assert.strictEqual(yield* storedBody(id), "<p>red fish</p>")
+        const message = yield* editRefusedAlike("<p>red fish</p>", "PATCH", { replacements }, "replacement_conflict")
+        assert.include(message, "replacements[0]")
+        assert.include(message, "occurs 0 times")
+        assert.notInclude(message, '"all": true')
       })
     )
   })
@@ -119,22 +118,18 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
     it.effect("a removed link is named as removed, in the form it had", () =>
       Effect.gen(function* () {
         const edit = { body: "<p>Read about it today.</p>" }
-        const { id, body } = yield* editRefusedAlike(PROTECTED_BODY, "PUT", edit)
-        assert.strictEqual(body.error, "protected_link_violation")
-        assert.include(body.message, `removed ${partnerLink()}`)
-        assert.notInclude(body.message, "altered")
-        assert.strictEqual(yield* storedBody(id), PROTECTED_BODY)
+        const message = yield* editRefusedAlike(PROTECTED_BODY, "PUT", edit, "protected_link_violation")
+        assert.include(message, `removed ${partnerLink()}`)
+        assert.notInclude(message, "altered")
       })
     )
 
     it.effect("an altered link is named as altered, with its old and its new form", () =>
       Effect.gen(function* () {
         const replacements = [{ find: PARTNER.href, replace: "https://elsewhere.example/" }]
-        const { id, body } = yield* editRefusedAlike(PROTECTED_BODY, "PATCH", { replacements })
-        assert.strictEqual(body.error, "protected_link_violation")
-        assert.include(body.message, `altered ${partnerLink()} into ${partnerLink("https://elsewhere.example/")}`)
-        assert.notInclude(body.message, "removed")
-        assert.strictEqual(yield* storedBody(id), PROTECTED_BODY)
+        const message = yield* editRefusedAlike(PROTECTED_BODY, "PATCH", { replacements }, "protected_link_violation")
+        assert.include(message, `altered ${partnerLink()} into ${partnerLink("https://elsewhere.example/")}`)
+        assert.notInclude(message, "removed")
       })
     )
 
@@ -142,11 +137,9 @@ layer(TestServerLive)("error messages say how to fix the request, through REST a
       Effect.gen(function* () {
         const forged = '<a data-service-protected="internal" href="https://forged.example/">forged</a>'
         const edit = { body: `${PROTECTED_BODY}<p>${forged}</p>` }
-        const { id, body } = yield* editRefusedAlike(PROTECTED_BODY, "PUT", edit)
-        assert.strictEqual(body.error, "protected_link_violation")
-        assert.include(body.message, `added ${forged}`)
-        assert.notInclude(body.message, "removed")
-        assert.strictEqual(yield* storedBody(id), PROTECTED_BODY)
+        const message = yield* editRefusedAlike(PROTECTED_BODY, "PUT", edit, "protected_link_violation")
+        assert.include(message, `added ${forged}`)
+        assert.notInclude(message, "removed")
       })
     )
   })

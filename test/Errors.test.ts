@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { FAILS_AT_COMMIT, refuseRevisionsAtCommit } from "./support/DatabaseFaults.js"
 import { request } from "./support/Http.js"
 import { serverWithSettings, TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -123,24 +124,12 @@ layer(TestServerLive)("errors", (it) => {
       "a change whose commit fails is a JSON 500 internal_error with its request id, saying the outcome is unknown; the retry with its key runs once",
       () =>
         Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
           const { key, articleId } = yield* fixture
-          // A check that PostgreSQL makes only at commit, refusing revisions with this reason.
-          yield* sql
-            .unsafe(`
-            create or replace function refuse_at_commit() returns trigger language plpgsql as $$
-            begin
-              if new.reason = 'fails at commit' then raise exception 'refused at commit'; end if;
-              return new;
-            end $$;
-            drop trigger if exists refuse_at_commit on article_revisions;
-            create constraint trigger refuse_at_commit after insert on article_revisions
-              deferrable initially deferred for each row execute function refuse_at_commit();`)
-            .pipe(Effect.orDie)
+          const liftCheck = yield* refuseRevisionsAtCommit
           const send = () =>
             request("PATCH", `/api/v1/articles/${articleId}`, {
               key,
-              json: { title: "Committed?", reason: "fails at commit" },
+              json: { title: "Committed?", reason: FAILS_AT_COMMIT },
               headers: { "idempotency-key": "commit-1" }
             })
           const failed = yield* send()
@@ -153,10 +142,11 @@ layer(TestServerLive)("errors", (it) => {
           assert.include(body.message, "Idempotency-Key")
           assert.include(body.message, requestId!)
           for (const pattern of internals) assert.notMatch(failed.text, pattern)
-          yield* sql`drop trigger refuse_at_commit on article_revisions`.pipe(Effect.orDie)
+          yield* liftCheck
           const retry = yield* send()
           assert.strictEqual(retry.status, 200)
           assert.isNull(retry.headers.get("idempotent-replayed"))
+          const sql = yield* SqlClient.SqlClient
           const [count] = yield* sql<{ n: number }>`
             select count(*)::int as n from article_revisions where article_id = ${articleId}`.pipe(Effect.orDie)
           assert.strictEqual(count!.n, 1)

@@ -6,7 +6,13 @@ import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
 import { Importer } from "../src/Import/Import.js"
 import { assertError, PARTNER, protectedBody } from "./support/ArticleWrites.js"
-import { DatabaseFaults, FaultyServerLive, onPostgres } from "./support/DatabaseFaults.js"
+import {
+  DatabaseFaults,
+  FAILS_AT_COMMIT,
+  FaultyServerLive,
+  onPostgres,
+  refuseRevisionsAtCommit
+} from "./support/DatabaseFaults.js"
 import { type Answer, patchArticle, putArticle, request } from "./support/Http.js"
 import { importValue, makeAccount, makeArticle, makeSite, withFirstArticle } from "./support/ImportFiles.js"
 import { newMcpSession, toolData, toolError } from "./support/McpSession.js"
@@ -307,17 +313,10 @@ layer(ServerLive, { excludeTestServices: true })("the event feed", (it) => {
       "a change whose transaction fails at its commit leaves neither the change nor an event; the next change commits with its event",
       () =>
         Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
           const { key, id } = yield* articleOfAccount()
-          // A deferred check that fails when the transaction commits, after every statement of the change ran.
-          yield* sql`create function fail_at_commit() returns trigger language plpgsql as $$
-            begin raise exception 'the commit fails'; end $$`.pipe(Effect.orDie)
-          yield* sql`create constraint trigger fail_at_commit after insert on article_revisions
-            deferrable initially deferred for each row when (new.reason = 'fails at commit')
-            execute function fail_at_commit()`.pipe(Effect.orDie)
-          const failed = yield* patchArticle(id, key, { title: "Never saved", reason: "fails at commit" })
-          yield* sql`drop trigger fail_at_commit on article_revisions`.pipe(Effect.orDie)
-          yield* sql`drop function fail_at_commit()`.pipe(Effect.orDie)
+          const liftCheck = yield* refuseRevisionsAtCommit
+          const failed = yield* patchArticle(id, key, { title: "Never saved", reason: FAILS_AT_COMMIT })
+          yield* liftCheck
           assertError(failed, 500, "internal_error")
           assert.deepStrictEqual(yield* revisionNumbers(id), [])
           assert.deepStrictEqual(yield* eventsOf(key), { data: [], next_after: null })

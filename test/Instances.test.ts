@@ -2,11 +2,12 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
-import { Context, Effect, Layer, TestClock } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { AccountId } from "../src/Domain/Ids.js"
 import { HttpServerLive } from "../src/Server/Server.js"
 import type { Database } from "../src/Sql/Database.js"
 import { readRowsWritten } from "./support/CallLogBatches.js"
+import { setNow } from "./support/Clock.js"
 import { eventually } from "./support/Eventually.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 
@@ -45,8 +46,6 @@ const send = (server: Server, method: "GET" | "PATCH", path: string, key: string
 const listSites = (server: Server, key: string) => send(server, "GET", "/api/v1/sites", key)
 const patch = (server: Server, id: number, key: string, json: unknown) =>
   send(server, "PATCH", `/api/v1/articles/${id}`, key, json)
-
-const setNow = (iso: string) => TestClock.setTime(Date.parse(iso))
 
 /** A fresh account with one website and `count` articles. */
 const accountWithArticles = (count: number) =>

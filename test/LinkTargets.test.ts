@@ -2,6 +2,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { documentBase, normaliseUrl, redirectedAway, resolveHref, sameTarget } from "../src/Domain/LinkTargets.js"
+import { assertAnswers } from "./support/Answers.js"
 import { sized } from "./support/TestSize.js"
 
 const page = "https://blog.test/posts/2026/boilers.html?ref=1"
@@ -29,20 +30,26 @@ describe("normaliseUrl", () => {
   })
 
   it("drops the default port of each scheme and keeps any other", () => {
-    assert.strictEqual(normaliseUrl("https://client.test:443/a"), "https://client.test/a")
-    assert.strictEqual(normaliseUrl("http://client.test:80/a"), "http://client.test/a")
-    assert.strictEqual(normaliseUrl("https://client.test:80/a"), "https://client.test:80/a")
-    assert.strictEqual(normaliseUrl("http://client.test:8080/a"), "http://client.test:8080/a")
+    assertAnswers(normaliseUrl, {
+      "https://client.test:443/a": "https://client.test/a",
+      "http://client.test:80/a": "http://client.test/a",
+      "https://client.test:80/a": "https://client.test:80/a",
+      "http://client.test:8080/a": "http://client.test:8080/a"
+    })
   })
 
   it("drops the fragment, empty or not", () => {
-    assert.strictEqual(normaliseUrl("https://client.test/a#pricing"), "https://client.test/a")
-    assert.strictEqual(normaliseUrl("https://client.test/a#"), "https://client.test/a")
+    assertAnswers(normaliseUrl, {
+      "https://client.test/a#pricing": "https://client.test/a",
+      "https://client.test/a#": "https://client.test/a"
+    })
   })
 
   it("makes an empty path `/`, and only the empty path: a trailing slash elsewhere is another page", () => {
-    assert.strictEqual(normaliseUrl("https://client.test"), "https://client.test/")
-    assert.strictEqual(normaliseUrl("https://client.test?q=1"), "https://client.test/?q=1")
+    assertAnswers(normaliseUrl, {
+      "https://client.test": "https://client.test/",
+      "https://client.test?q=1": "https://client.test/?q=1"
+    })
     assert.notStrictEqual(normaliseUrl("https://client.test/page"), normaliseUrl("https://client.test/page/"))
   })
 

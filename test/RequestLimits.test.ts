@@ -68,6 +68,9 @@ const setMidMinute = TestClock.setTime(Date.parse("2026-11-21T10:00:30Z"))
 
 const newKey = Effect.flatMap(TestApp, (app) => Effect.map(app.makeAccount(), (account) => account.key))
 
+/** A new account's key, with the clock at half past a minute. */
+const keyAtMidMinute = Effect.zipRight(setMidMinute, newKey)
+
 /** The total of the request counters whose keys start with `prefix` (any, or none of them, with `except`). */
 const countedUnder = (prefix: string, except = false) =>
   Effect.gen(function* () {
@@ -90,8 +93,7 @@ layer(TestServerLive)("request limits", (it) => {
       "60 requests within a minute succeed, each with RateLimit-Limit 60, a decreasing RateLimit-Remaining, RateLimit-Reset in 1..60 s and a policy naming requests and edits",
       () =>
         Effect.gen(function* () {
-          yield* setMidMinute
-          const key = yield* newKey
+          const key = yield* keyAtMidMinute
           const results = yield* callsWithin(key, LIMIT)
           results.forEach((result, index) => {
             assert.strictEqual(result.status, 200, `request ${index + 1}: ${JSON.stringify(result.body)}`)
@@ -109,8 +111,7 @@ layer(TestServerLive)("request limits", (it) => {
 
     it.effect("the 61st request within a minute is 429 rate_limited with limit 60", () =>
       Effect.gen(function* () {
-        yield* setMidMinute
-        const key = yield* newKey
+        const key = yield* keyAtMidMinute
         yield* callsWithin(key, LIMIT)
         const over = yield* getWithKey("/api/v1/sites", key)
         assert.strictEqual(over.status, 429, JSON.stringify(over.body))
@@ -124,8 +125,7 @@ layer(TestServerLive)("request limits", (it) => {
       "the request-limit 429 carries Retry-After (1..60 s) and RateLimit-Remaining 0, and waiting Retry-After seconds is enough",
       () =>
         Effect.gen(function* () {
-          yield* setMidMinute
-          const key = yield* newKey
+          const key = yield* keyAtMidMinute
           yield* callsWithin(key, LIMIT)
           const over = yield* getWithKey("/api/v1/sites", key)
           assert.strictEqual(over.status, 429)
@@ -142,8 +142,7 @@ layer(TestServerLive)("request limits", (it) => {
 
     it.effect("a minute after running out, the key can make requests again with a fresh allowance", () =>
       Effect.gen(function* () {
-        yield* setMidMinute
-        const key = yield* newKey
+        const key = yield* keyAtMidMinute
         yield* callsWithin(key, LIMIT + 1)
         assert.strictEqual((yield* getWithKey("/api/v1/sites", key)).status, 429)
         yield* TestClock.adjust("1 minute")
@@ -165,8 +164,7 @@ layer(TestServerLive)("request limits", (it) => {
 
     it.effect("requests that are rejected (404, 422, 403) count like any other authenticated request", () =>
       Effect.gen(function* () {
-        yield* setMidMinute
-        const key = yield* newKey
+        const key = yield* keyAtMidMinute
         yield* rejectedRequests(key)
         assert.strictEqual(yield* remainingNow(key), LIMIT - 4)
       })
@@ -174,8 +172,7 @@ layer(TestServerLive)("request limits", (it) => {
 
     it.effect("rejected authenticated responses (404, 422, 403) carry the RateLimit headers too", () =>
       Effect.gen(function* () {
-        yield* setMidMinute
-        const key = yield* newKey
+        const key = yield* keyAtMidMinute
         const rejected = yield* rejectedRequests(key)
         rejected.forEach((result, index) => {
           assert.strictEqual(intHeader(result, "ratelimit-limit"), LIMIT)
@@ -226,8 +223,7 @@ layer(TestServerLive)("request limits", (it) => {
 
     it.effect("/healthz and /readyz answer 200 without credentials, carry no RateLimit headers and never count", () =>
       Effect.gen(function* () {
-        yield* setMidMinute
-        const key = yield* newKey
+        const key = yield* keyAtMidMinute
         const anonymous = [yield* get("/healthz"), yield* get("/readyz")]
         const withKey = [yield* getWithKey("/healthz", key), yield* getWithKey("/readyz", key)]
         for (const result of [...anonymous, ...withKey]) {
@@ -244,8 +240,7 @@ layer(TestServerLive)("request limits", (it) => {
 
     it.effect("GET /api/v1/openapi.json does not count, even with a key", () =>
       Effect.gen(function* () {
-        yield* setMidMinute
-        const key = yield* newKey
+        const key = yield* keyAtMidMinute
         const before = yield* countedRequests
         const results = yield* Effect.forEach(Array.from({ length: LIMIT + 1 }), () =>
           getWithKey("/api/v1/openapi.json", key)

@@ -14,3 +14,9 @@ export const clockStarts = (gap: Duration.DurationInput) => {
     return TestClock.setTime(lastStart)
   })
 }
+
+/** Sets the test clock to the instant `iso` names: that instant, in milliseconds. */
+export const setNow = (iso: string) => {
+  const time = Date.parse(iso)
+  return Effect.as(TestClock.setTime(time), time)
+}

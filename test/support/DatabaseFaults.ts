@@ -25,6 +25,31 @@ export class DatabaseFaults extends Context.Tag("test/DatabaseFaults")<
 
 export const onPostgres = (process.env["DATABASE_URL"] ?? "") !== ""
 
+/** The reason that makes a revision fail at commit while `refuseRevisionsAtCommit` is in force. */
+export const FAILS_AT_COMMIT = "fails at commit"
+
+/**
+ * A check that PostgreSQL makes only at commit, after every statement of the transaction ran: a transaction that
+ * stores a revision with the reason FAILS_AT_COMMIT fails when it commits. Gives the effect that lifts the check.
+ */
+export const refuseRevisionsAtCommit = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+    create or replace function refuse_at_commit() returns trigger language plpgsql as $$
+    begin
+      if new.reason = '${FAILS_AT_COMMIT}' then raise exception 'refused at commit'; end if;
+      return new;
+    end $$;
+    drop trigger if exists refuse_at_commit on article_revisions;
+    create constraint trigger refuse_at_commit after insert on article_revisions
+      deferrable initially deferred for each row execute function refuse_at_commit();`)
+  return sql
+    .unsafe(`
+    drop trigger refuse_at_commit on article_revisions;
+    drop function refuse_at_commit();`)
+    .pipe(Effect.asVoid, Effect.orDie)
+}).pipe(Effect.orDie)
+
 /** The server's answer to a COMMIT that committed (CommandComplete, tag "COMMIT"), as it appears on the wire. */
 const COMMITTED = Buffer.concat([Buffer.from([0x43, 0, 0, 0, 11]), Buffer.from("COMMIT\0")])
 
