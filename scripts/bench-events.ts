@@ -17,14 +17,26 @@
 //   BENCH_EDIT_WORKERS  off: the edits go to an instance with WORKERS=off, the only one running, so that no delivery
 //                       is made beside them (the cost of queuing them alone)
 import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs"
 import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, cpuMs, databaseUrl, freePort, quantile, stopChild, withClient } from "./Support.js"
+import {
+  adminUrl,
+  benchEnv,
+  cpuMs,
+  freePort,
+  quantile,
+  removeScratch,
+  root,
+  runBench,
+  runCbs,
+  scratch,
+  stopChild,
+  withClient
+} from "./Support.js"
 import { newSecret, startReceiver } from "./WebhookReceiver.js"
 
 /** The endpoints of the account whose edits are compared with those of an account without any. */
@@ -39,48 +51,17 @@ const TARGET_RATIO = 1.1
 /** How long the deliveries may take to be done, after a round or after the import. */
 const DRAIN_LIMIT_MS = 300_000
 
-const root = fileURLToPath(new URL("..", import.meta.url))
-const database = `cbs_bench_events_${process.pid}`
-const benchUrl = databaseUrl(adminUrl, database)
-const workDir = mkdtempSync(path.join(os.tmpdir(), "cbs-bench-events-"))
+const made = scratch("cbs_bench_events")
+const { url: benchUrl, workDir } = made
 const loadAtStart = loadAverage()
 const children: Array<ChildProcess> = []
-
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  DATABASE_URL: benchUrl,
-  DATA_DIR: workDir,
-  SEED_DEMO: "false",
-  HOST: "127.0.0.1",
-  REQUESTS_PER_MINUTE: "100000000",
-  EDITS_PER_DAY: "100000000",
-  SHUTDOWN_TIMEOUT_SECONDS: "2",
-  OUTBOUND_ALLOW_LOOPBACK: "true"
-}
-
-const cbs = (args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/cbs.js", ...args], { cwd: root, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once("error", reject)
-    child.once("exit", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`cbs ${args.join(" ")} exited ${code}: ${stderr.trim()}`))
-    )
-  })
+const env = benchEnv(benchUrl, workDir, { OUTBOUND_ALLOW_LOOPBACK: "true" })
+const cbs = (args: ReadonlyArray<string>) => runCbs(args, env)
 
 const query = <A>(text: string, values: ReadonlyArray<unknown> = []) =>
   withClient(benchUrl, async (client) => (await client.query(text, [...values])).rows as Array<A>)
 
-const cleanup = async () => {
-  await Promise.all(children.map((child) => stopChild(child)))
-  await withClient(adminUrl, (client) => client.query(`drop database if exists ${database} with (force)`)).catch(
-    () => undefined
-  )
-  rmSync(workDir, { recursive: true, force: true })
-}
+const cleanup = () => removeScratch(made, children)
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
 
@@ -166,7 +147,7 @@ const serve = async (extra: NodeJS.ProcessEnv) => {
 }
 
 const main = async () => {
-  await withClient(adminUrl, (client) => client.query(`create database ${database}`))
+  await withClient(adminUrl, (client) => client.query(`create database ${made.database}`))
   await cbs(["migrate"])
   const secret = newSecret()
   const receiver = await startReceiver({ secret })
@@ -319,16 +300,4 @@ const main = async () => {
   return failed === 0 && unverified === 0 && notDone!.n === 0 && bulk.length === DELIVERIES
 }
 
-main()
-  .then(
-    async (ok) => {
-      await cleanup()
-      process.exit(ok ? 0 : 1)
-    },
-    async (error) => {
-      console.error(error)
-      await cleanup()
-      process.exit(1)
-    }
-  )
-  .catch(() => process.exit(1))
+runBench(main, cleanup)

@@ -371,11 +371,11 @@ const main = async () => {
       most <= 2 &&
       unverified === 0,
     `${expected.length} events from ${changesSaved} of ${WEBHOOK_CHANGES} changes saved (by ${changeInstances.size} instances); ` +
-      `${victim.name} killed with ${inFlightAtKill} deliveries in flight; ` +
+      `${victim.name} killed with ${inFlightAtKill} ${inFlightAtKill === 1 ? "delivery" : "deliveries"} in flight; ` +
       (left.missing === 0 && left.open === 0
         ? `every event delivered ${recoverySeconds} s after the kill; `
         : `${left.missing} events not received and ${left.open} deliveries not done ${recoverySeconds} s after the kill; `) +
-      `${receiver.received.length} deliveries received, ${twice} events twice, at most ${most} of one, ${unverified} not verified`
+      `${receiver.received.length} deliveries received (${twice} of them a second time), at most ${most} of one event, ${unverified} not verified`
   )
   const bySender = new Map<string, number>()
   for (const { sender } of receiver.received)
