@@ -1,6 +1,9 @@
-import type { ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
+import os from "node:os"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
 import pg from "pg"
 
 /** The admin connection the scripts create and drop their databases through. */
@@ -69,3 +72,77 @@ export const stopChild = (child: ChildProcess, graceMs = 10_000) =>
     })
     child.kill("SIGTERM")
   })
+
+/** The project's root, where `bin/cbs.js` is. */
+export const root = fileURLToPath(new URL("..", import.meta.url))
+
+/** A benchmark's own database (`<prefix>_<pid>`, on the admin connection's server) and scratch directory. */
+export const scratch = (prefix: string) => {
+  const database = `${prefix}_${process.pid}`
+  return {
+    database,
+    url: databaseUrl(adminUrl, database),
+    workDir: mkdtempSync(path.join(os.tmpdir(), `${prefix.replaceAll("_", "-")}-`))
+  }
+}
+
+/**
+ * The environment of a `cbs` a benchmark runs on `url`: no demo, on 127.0.0.1, the request and edit limits out of the
+ * way, a short shutdown; `extra` added.
+ */
+export const benchEnv = (url: string, workDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  DATABASE_URL: url,
+  DATA_DIR: workDir,
+  SEED_DEMO: "false",
+  HOST: "127.0.0.1",
+  REQUESTS_PER_MINUTE: "100000000",
+  EDITS_PER_DAY: "100000000",
+  SHUTDOWN_TIMEOUT_SECONDS: "2",
+  ...extra
+})
+
+/** Runs `cbs` with `args` in `env` to completion: its stdout, or a failure with its stderr. */
+export const runCbs = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
+  new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ["bin/cbs.js", ...args], { cwd: root, env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
+    child.once("error", reject)
+    child.once("exit", (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`cbs ${args.join(" ")} exited ${code}: ${stderr.trim()}`))
+    )
+  })
+
+/**
+ * Runs a benchmark's `main`, then `cleanup` whatever happened; exits 0 when `main` answered true, 1 when it answered
+ * false or failed (its error printed).
+ */
+export const runBench = (main: () => Promise<boolean>, cleanup: () => Promise<void>) =>
+  main()
+    .then(
+      async (ok) => {
+        await cleanup()
+        process.exit(ok ? 0 : 1)
+      },
+      async (error: unknown) => {
+        console.error(error)
+        await cleanup()
+        process.exit(1)
+      }
+    )
+    .catch(() => process.exit(1))
+
+/** Stops a benchmark's children, then drops its database and removes its scratch directory (see `scratch`). */
+export const removeScratch = async (
+  made: { readonly database: string; readonly workDir: string },
+  children: ReadonlyArray<ChildProcess>
+) => {
+  await Promise.all(children.map((child) => stopChild(child)))
+  await withClient(adminUrl, (client) => client.query(`drop database if exists ${made.database} with (force)`)).catch(
+    () => undefined
+  )
+  rmSync(made.workDir, { recursive: true, force: true })
+}

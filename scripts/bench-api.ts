@@ -39,7 +39,7 @@ import autocannon from "autocannon"
 import type pg from "pg"
 import { bodyText } from "../src/Html/WordCount.js"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, cpuMs, databaseUrl, freePort, quantile, stopChild, withClient } from "./Support.js"
+import { adminUrl, cpuMs, databaseUrl, freePort, quantile, runCbs, stopChild, withClient } from "./Support.js"
 
 /** The website the load runs use. */
 const MAIN_SIZE = 100_000
@@ -93,18 +93,7 @@ const serviceEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
 })
 
 /** Runs `cbs` with the arguments to completion; its stdout. */
-const cbs = (args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/cbs.js", ...args], { cwd: root, env: serviceEnv() })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once("error", reject)
-    child.once("exit", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`cbs ${args.join(" ")} exited ${code}: ${stderr.trim()}`))
-    )
-  })
+const cbs = (args: ReadonlyArray<string>) => runCbs(args, serviceEnv())
 
 /** Starts a long-running child whose output goes to a log file (so that nothing here has to read it). */
 const startChild = (name: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv) => {

@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url"
 import pg from "pg"
 import { loadAverage } from "./LoadAverage.js"
 import { hiddenField, makeBrowser } from "./OAuthSignIn.js"
-import { adminUrl, cpuMs, databaseUrl, freePort, withClient } from "./Support.js"
+import { adminUrl, cpuMs, databaseUrl, freePort, runCbs, withClient } from "./Support.js"
 
 const ROWS = Number(process.env["BENCH_ROWS"] ?? "10000000")
 const ONLY = new Set((process.env["BENCH_ONLY"] ?? "log,migration").split(","))
@@ -71,18 +71,7 @@ const env = (database: string, extra: Record<string, string> = {}): NodeJS.Proce
 })
 
 /** Runs `cbs` with the arguments to completion; its stdout. */
-const cbs = (database: string, args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/cbs.js", ...args], { cwd: root, env: env(database) })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once("error", reject)
-    child.once("exit", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`cbs ${args.join(" ")} exited ${code}: ${stderr.trim()}`))
-    )
-  })
+const cbs = (database: string, args: ReadonlyArray<string>) => runCbs(args, env(database))
 
 const createDatabase = (name: string) =>
   withClient(adminUrl, async (admin) => {

@@ -13,15 +13,25 @@
 //   DATABASE_URL        an admin connection; default postgres://postgres@127.0.0.1:5432/postgres
 //   BENCH_LOAD_SECONDS  length of each measured read run, default 15
 import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, openSync, readFileSync } from "node:fs"
 import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { performance } from "node:perf_hooks"
-import { fileURLToPath } from "node:url"
 import { MAX_BODY_CHARACTERS } from "../src/Html/Bounds.js"
 import { loadAverage } from "./LoadAverage.js"
-import { adminUrl, databaseUrl, freePort, quantile, stopChild, withClient } from "./Support.js"
+import {
+  adminUrl,
+  benchEnv,
+  freePort,
+  quantile,
+  removeScratch,
+  root,
+  runBench,
+  runCbs,
+  scratch,
+  withClient
+} from "./Support.js"
 
 const SECONDS = Number(process.env["BENCH_LOAD_SECONDS"] ?? "15")
 const WRITERS = 40
@@ -33,44 +43,14 @@ const TARGET_RATIO = 10
 /** Just under the 5 MiB cap of a JSON request body, with room for `{"body":""}`. */
 const HOSTILE_CHARACTERS = 5 * 1024 * 1024 - 64
 
-const root = fileURLToPath(new URL("..", import.meta.url))
-const database = `cbs_bench_load_${process.pid}`
-const benchUrl = databaseUrl(adminUrl, database)
-const workDir = mkdtempSync(path.join(os.tmpdir(), "cbs-bench-load-"))
+const made = scratch("cbs_bench_load")
+const { url: benchUrl, workDir } = made
 const loadAtStart = loadAverage()
 const children: Array<ChildProcess> = []
+const env = benchEnv(benchUrl, workDir)
+const cbs = (args: ReadonlyArray<string>) => runCbs(args, env)
 
-const env: NodeJS.ProcessEnv = {
-  ...process.env,
-  DATABASE_URL: benchUrl,
-  DATA_DIR: workDir,
-  SEED_DEMO: "false",
-  HOST: "127.0.0.1",
-  REQUESTS_PER_MINUTE: "100000000",
-  EDITS_PER_DAY: "100000000",
-  SHUTDOWN_TIMEOUT_SECONDS: "2"
-}
-
-const cbs = (args: ReadonlyArray<string>) =>
-  new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/cbs.js", ...args], { cwd: root, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()))
-    child.once("error", reject)
-    child.once("exit", (code) =>
-      code === 0 ? resolve(stdout) : reject(new Error(`cbs ${args.join(" ")} exited ${code}: ${stderr.trim()}`))
-    )
-  })
-
-const cleanup = async () => {
-  await Promise.all(children.map(stopChild))
-  await withClient(adminUrl, (client) => client.query(`drop database if exists ${database} with (force)`)).catch(
-    () => undefined
-  )
-  rmSync(workDir, { recursive: true, force: true })
-}
+const cleanup = () => removeScratch(made, children)
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 })
 
@@ -131,7 +111,7 @@ const editorBody = (length: number, n: number) => {
 }
 
 const main = async () => {
-  await withClient(adminUrl, (client) => client.query(`create database ${database}`))
+  await withClient(adminUrl, (client) => client.query(`create database ${made.database}`))
   await cbs(["migrate"])
   const accounts = []
   for (const name of ["heavy", "reader"]) {
@@ -294,16 +274,4 @@ const main = async () => {
   return failed === 0 && allRefused && writes.other.size === 0
 }
 
-main()
-  .then(
-    async (ok) => {
-      await cleanup()
-      process.exit(ok ? 0 : 1)
-    },
-    async (error) => {
-      console.error(error)
-      await cleanup()
-      process.exit(1)
-    }
-  )
-  .catch(() => process.exit(1))
+runBench(main, cleanup)

@@ -141,13 +141,19 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
         if (!working) return
         const context = yield* Effect.runtime<R>()
         for (let i = 0; i < concurrency; i++) {
+          // pg-boss waits out the polling interval after every fetch, also one that found a job: a worker that has
+          // run a job asks again at once (it notifies itself), so that a backlog goes at the workers' pace, not at
+          // one job per worker every POLL_SECONDS.
+          let self: string | undefined
           const id = yield* Effect.tryPromise(() =>
             boss.work<A>(kind.name, { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS }, async ([job]) => {
               if (job === undefined) return
               const exit = await Runtime.runPromiseExit(context)(handle(job.data))
+              if (self !== undefined) boss.notifyWorker(self)
               if (exit._tag === "Failure") throw new Error(Cause.pretty(exit.cause))
             })
           ).pipe(Effect.orDie)
+          self = id
           workers.push(id)
         }
         yield* Effect.addFinalizer(() => Effect.promise(() => boss.offWork(kind.name)).pipe(Effect.ignore))
