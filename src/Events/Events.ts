@@ -25,7 +25,10 @@ export class Events extends Effect.Service<Events>()("Events/Events", {
     /** Records an event of `type` for each row `rows` selects; inside the caller's transaction, last. */
     const record = Effect.fn("Events.record")(function* (type: EventType, rows: EventRows) {
       const deliveries = yield* repo.insert(type, rows)
-      for (const delivery of deliveries) yield* jobs.send(DeliveryJob, { delivery, attempt: 0 })
+      yield* jobs.sendAll(
+        DeliveryJob,
+        deliveries.map((delivery) => ({ delivery, attempt: 0 }))
+      )
     })
 
     /** The feed: the account's events after `after`, oldest first, with the cursor for the next call. */

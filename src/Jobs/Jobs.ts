@@ -108,16 +108,29 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
      * delays it.
      */
     const send = <A extends object>(kind: JobKind<A>, data: A, options: { readonly startAfter?: Date } = {}) =>
+      sendAll(kind, [data], options)
+
+    /** Sends a job of `kind` for each of `data`, in one statement (see `send`). */
+    const sendAll = <A extends object>(
+      kind: JobKind<A>,
+      data: ReadonlyArray<A>,
+      options: { readonly startAfter?: Date } = {}
+    ) =>
       Effect.gen(function* () {
         if (!created.has(kind.name)) {
           return yield* Effect.dieMessage(`the job queue ${kind.name} is sent to before it was created (Jobs.queue)`)
         }
+        if (data.length === 0) return
         const here = yield* Effect.runtime<never>()
         yield* Effect.tryPromise(() =>
-          boss.send(kind.name, data, {
-            db: adapterOf(sql, here),
-            ...(options.startAfter === undefined ? {} : { startAfter: options.startAfter })
-          })
+          boss.insert(
+            data.map((one) => ({
+              name: kind.name,
+              data: one,
+              ...(options.startAfter === undefined ? {} : { startAfter: options.startAfter })
+            })),
+            { db: adapterOf(sql, here) }
+          )
         )
       }).pipe(Effect.orDie)
 
@@ -167,6 +180,6 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
           yield* Effect.tryPromise(() => boss.schedule(kind.name, cron, data, { tz: "UTC" })).pipe(Effect.orDie)
       })
 
-    return { queue, send, wake, work, schedule, working }
+    return { queue, send, sendAll, wake, work, schedule, working }
   })
 }) {}
