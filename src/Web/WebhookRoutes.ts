@@ -8,7 +8,8 @@ import { DeliveryLog } from "../Webhooks/DeliveryLog.js"
 import { WebhookEndpoints } from "../Webhooks/Endpoints.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
-import { deleteWebhookPage, deliveriesPage, webhookSecretPage } from "./WebhookPages.js"
+import { deliveriesPage } from "./WebhookDeliveriesPage.js"
+import { deleteWebhookPage, webhookSecretPage } from "./WebhookPages.js"
 
 const decodeEndpointId = Schema.decodeUnknownOption(
   PathId(WebhookEndpointId, "webhook endpoint", "Webhook endpoint id.")
