@@ -4,6 +4,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer, Random, Schedule } from "effect"
 import { ApiKeys } from "../src/Auth/ApiKeys.js"
 import type { AccountId, ArticleId } from "../src/Domain/Ids.js"
+import { EventsRepo } from "../src/Events/Repo.js"
 import { Importer } from "../src/Import/Import.js"
 import { assertError, PARTNER, protectedBody } from "./support/ArticleWrites.js"
 import {
@@ -526,7 +527,7 @@ layer(ServerLive, { excludeTestServices: true })("the event feed", (it) => {
         })
     )
 
-    it.effect("an event older than 30 days is no longer listed, and as after it is 422", () =>
+    it.effect("an event older than 30 days is no longer listed, as after it is 422, and the upkeep deletes it", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const { key, id } = yield* articleOfAccount()
@@ -548,6 +549,15 @@ layer(ServerLive, { excludeTestServices: true })("the event feed", (it) => {
         assertError(refused, 422, "validation_error")
         assert.match(refused.body.message, /^after: evt_\d+ is not an event of this account from the last 30 days/)
         assert.deepStrictEqual((yield* eventsOf(key, `after=${recent!.id}`)).data, [latest])
+        // The hourly upkeep deletes it, and only it.
+        const pruned = yield* Effect.flatMap(EventsRepo, (repo) => repo.prune).pipe(Effect.provide(EventsRepo.Default))
+        assert.isAtLeast(pruned, 1)
+        const left = yield* sql<{ readonly id: number }>`select id from events
+          where id in (${numberOf(old!)}, ${numberOf(recent!)}, ${numberOf(latest!)}) order by id`.pipe(Effect.orDie)
+        assert.deepStrictEqual(
+          left.map((row) => row.id),
+          [numberOf(recent!), numberOf(latest!)]
+        )
       })
     )
 

@@ -5,7 +5,7 @@ import type { EventRows } from "../Events/EventRows.js"
 import { recordJson } from "../Sql/SqlFormats.js"
 
 /** Backlink `b` as the interface shows it (every field of Backlink), with its website, as JSON. */
-export const backlinkJson = (sql: SqlClient.SqlClient) =>
+const backlinkJson = (sql: SqlClient.SqlClient) =>
   sql`jsonb_build_object('site_id', b.site_id) || ${recordJson(sql, "b", Object.keys(Backlink.fields), "acquired_at")}`
 
 /** The events of backlinks, as rows for Events.record. */

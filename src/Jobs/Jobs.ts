@@ -180,6 +180,6 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
           yield* Effect.tryPromise(() => boss.schedule(kind.name, cron, data, { tz: "UTC" })).pipe(Effect.orDie)
       })
 
-    return { queue, send, sendAll, wake, work, schedule, working }
+    return { queue, send, sendAll, wake, work, schedule }
   })
 }) {}
