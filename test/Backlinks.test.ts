@@ -78,9 +78,11 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/backlinks", (it) => {
         // The JSON as sent: the typed client would drop a field the schema does not know.
         const { status, body } = yield* get(`/api/v1/sites/${siteId}/backlinks`, key)
         assert.strictEqual(status, 200)
+        // Neither has been checked yet: their health is not known.
+        const unchecked = { last_checked_at: null, lost_reason: null, rel: [], indexable: null }
         assert.deepStrictEqual(body.data, [
-          { id: industry, ...full },
-          { id: local, ...bare, acquired_at: "2026-11-02T09:30:00Z" }
+          { id: industry, ...full, ...unchecked },
+          { id: local, ...bare, acquired_at: "2026-11-02T09:30:00Z", ...unchecked }
         ])
       })
     )

@@ -47,7 +47,8 @@ const endOf = (date: Date) => `${day(date)}T23:59:59Z`
 /**
  * Puts, for the inclusive range `first`..`last`, articles and backlinks on both edges (counted) and just outside
  * them (not counted): 2 articles, 3 industry and 2 local backlinks inside. Also an article and a backlink without
- * a date, which no range counts, and a scheduled and a draft article dated inside, which are not published.
+ * a date, which no range counts, and a scheduled and a draft article dated inside, which are not published. Of the
+ * backlinks, one inside is pending and two outside (one undated) are lost: 5 live and 2 lost now, whatever the range.
  */
 const rangeFixture = (siteId: SiteId, first: Date, last: Date) =>
   Effect.gen(function* () {
@@ -63,13 +64,13 @@ const rangeFixture = (siteId: SiteId, first: Date, last: Date) =>
     yield* app.makeArticle(siteId, { published_at: startOf(first), status: "scheduled" })
     yield* app.makeArticle(siteId, { published_at: endOf(last), status: "draft" })
     yield* app.makeBacklink(siteId, { acquired_at: startOf(first), category: "industry" })
-    yield* app.makeBacklink(siteId, { acquired_at: `${day(first)}T12:00:00Z`, category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: `${day(first)}T12:00:00Z`, category: "industry", status: "pending" })
     yield* app.makeBacklink(siteId, { acquired_at: endOf(last), category: "industry" })
     yield* app.makeBacklink(siteId, { acquired_at: startOf(first), category: "local" })
     yield* app.makeBacklink(siteId, { acquired_at: endOf(last), category: "local" })
-    yield* app.makeBacklink(siteId, { acquired_at: endOf(dayBefore), category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: endOf(dayBefore), category: "industry", status: "lost" })
     yield* app.makeBacklink(siteId, { acquired_at: startOf(dayAfter), category: "local" })
-    yield* app.makeBacklink(siteId, { acquired_at: null, category: "local" })
+    yield* app.makeBacklink(siteId, { acquired_at: null, category: "local", status: "lost" })
   })
 
 /** The four counts of a period or a month. */
@@ -80,12 +81,16 @@ const tally = (articles: number, industry: number, local: number) => ({
   backlinks_local: local
 })
 
-/** The counts `rangeFixture` puts inside its range. */
+/** The website's live and lost backlinks now (the stats' counts that no range bounds). */
+const standing = (live: number, lost: number) => ({ backlinks_live: live, backlinks_lost: lost })
+
+/** The counts `rangeFixture` puts inside its range, and the live and lost backlinks it puts anywhere. */
 const expectedCounts = (siteId: SiteId, first: Date, last: Date) => ({
   site_id: siteId,
   from: day(first),
   to: day(last),
-  ...tally(2, 3, 2)
+  ...tally(2, 3, 2),
+  ...standing(5, 2)
 })
 
 /** A UTC day given as `YYYY-MM-DD`. */
@@ -166,14 +171,16 @@ const rangeCases: ReadonlyArray<{
 ]
 
 /** One month of the `months` series. */
-const monthStats = (month: string, articles: number, industry: number, local: number) => ({
+const monthStats = (month: string, articles: number, industry: number, local: number, lost = 0) => ({
   month,
-  ...tally(articles, industry, local)
+  ...tally(articles, industry, local),
+  ...standing(industry + local - lost, lost)
 })
 
 /**
  * Different counts in August, September and October 2026, on the months' edges, and some just outside them (July,
  * November). September has only a scheduled and a draft article, which are not published: nothing to count.
+ * One August backlink is lost (all the others are live).
  * October's are spread over the month, so a range of part of it counts fewer than the month.
  */
 const monthsFixture = (siteId: SiteId) =>
@@ -183,7 +190,7 @@ const monthsFixture = (siteId: SiteId) =>
     yield* app.makeBacklink(siteId, { acquired_at: "2026-07-31T23:59:59Z", category: "industry" })
     yield* app.makeArticle(siteId, { published_at: "2026-08-01T00:00:00Z" })
     yield* app.makeBacklink(siteId, { acquired_at: "2026-08-01T00:00:00Z", category: "industry" })
-    yield* app.makeBacklink(siteId, { acquired_at: "2026-08-15T12:00:00Z", category: "industry" })
+    yield* app.makeBacklink(siteId, { acquired_at: "2026-08-15T12:00:00Z", category: "industry", status: "lost" })
     yield* app.makeBacklink(siteId, { acquired_at: "2026-08-31T23:59:59Z", category: "local" })
     yield* app.makeArticle(siteId, { published_at: "2026-09-10T10:00:00Z", status: "scheduled" })
     yield* app.makeArticle(siteId, { published_at: "2026-09-20T10:00:00Z", status: "draft" })
@@ -206,7 +213,11 @@ const monthsFixtureStats = (query: StatsQuery) =>
   })
 
 /** What `monthsFixture` puts in August, September and October 2026. */
-const fixtureMonths = [monthStats("2026-08", 1, 2, 1), monthStats("2026-09", 0, 0, 0), monthStats("2026-10", 3, 0, 2)]
+const fixtureMonths = [
+  monthStats("2026-08", 1, 2, 1, 1),
+  monthStats("2026-09", 0, 0, 0),
+  monthStats("2026-10", 3, 0, 2)
+]
 
 /**
  * Sets "now" for the server. Under `layer(...)` the server runs on the test's TestClock (which starts at the epoch),
@@ -257,7 +268,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         const { key, siteId } = yield* siteOfNewAccount
         const body = yield* getStats(key, siteId, { period: "2020-01" })
         assert.deepStrictEqual(body, {
-          data: { site_id: siteId, from: "2020-01-01", to: "2020-01-31", ...tally(0, 0, 0) }
+          data: { site_id: siteId, from: "2020-01-01", to: "2020-01-31", ...tally(0, 0, 0), ...standing(0, 0) }
         })
       })
     )
@@ -303,7 +314,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         Effect.gen(function* () {
           const { siteId, body } = yield* monthsFixtureStats({ period: "2026-10", months: 3 })
           assert.deepStrictEqual(body, {
-            data: { site_id: siteId, from: "2026-10-01", to: "2026-10-31", ...tally(3, 0, 2), months: fixtureMonths }
+            data: { site_id: siteId, from: "2026-10-01", to: "2026-10-31", ...tally(3, 0, 2), ...standing(6, 1), months: fixtureMonths }
           })
         })
     )
@@ -343,7 +354,7 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
     )
 
     it.effect(
-      "the answer has months only when they are asked for: without months, exactly the seven counts fields",
+      "the answer has months only when they are asked for: without months, exactly the nine counts fields",
       () =>
         Effect.gen(function* () {
           const { key, siteId } = yield* siteOfNewAccount
@@ -355,7 +366,9 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
             "articles_published",
             "backlinks_acquired",
             "backlinks_industry",
-            "backlinks_local"
+            "backlinks_local",
+            "backlinks_live",
+            "backlinks_lost"
           ]
           const without = yield* get(`/api/v1/sites/${siteId}/stats?period=2026-10`, key)
           assert.strictEqual(without.status, 200)

@@ -58,7 +58,11 @@ const backlink: typeof Backlink.Encoded = {
   anchor_text: "Hart & Sons",
   anchor_type: "branded",
   status: "live",
-  category: "local"
+  category: "local",
+  last_checked_at: "2026-10-30T06:12:09Z",
+  lost_reason: null,
+  rel: [],
+  indexable: true
 }
 
 const stats: typeof Stats.Encoded = {
@@ -68,7 +72,9 @@ const stats: typeof Stats.Encoded = {
   articles_published: 8,
   backlinks_acquired: 14,
   backlinks_industry: 9,
-  backlinks_local: 5
+  backlinks_local: 5,
+  backlinks_live: 41,
+  backlinks_lost: 3
 }
 
 const pageMeta: typeof PageMeta.Encoded = { page: 1, per_page: 20, total: 32, last_page: 2 }

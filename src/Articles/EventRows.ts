@@ -6,7 +6,7 @@ import { recordJson } from "../Sql/SqlFormats.js"
 import { changedFields, previousRevision } from "./RevisionSql.js"
 
 /** Article `a` as the interface shows it (every field of Article, none other), as JSON. */
-const articleJson = (sql: SqlClient.SqlClient) => recordJson(sql, "a", Object.keys(Article.fields), "published_at")
+const articleJson = (sql: SqlClient.SqlClient) => recordJson(sql, "a", Object.keys(Article.fields), ["published_at"])
 
 /** The events of articles, as rows for Events.record. */
 export const articleEventRows = (sql: SqlClient.SqlClient) => ({

@@ -1,9 +1,9 @@
-import { Effect } from "effect"
-import type { BacklinkCategory } from "../Domain/Backlink.js"
+import { Effect, Option } from "effect"
+import { type BacklinkCategory, BacklinkWithChecks } from "../Domain/Backlink.js"
 import type { Credential } from "../Domain/Credential.js"
 import { isOrderedRange } from "../Domain/Dates.js"
-import { ValidationError } from "../Domain/Errors.js"
-import type { SiteId } from "../Domain/Ids.js"
+import { NotFound, ValidationError } from "../Domain/Errors.js"
+import type { BacklinkId, SiteId } from "../Domain/Ids.js"
 import { pageMeta } from "../Domain/Pagination.js"
 import type { BacklinksQuery } from "../Domain/Queries.js"
 import { Sites } from "../Sites/Sites.js"
@@ -28,6 +28,16 @@ export class Backlinks extends Effect.Service<Backlinks>()("Backlinks/Backlinks"
       return { data: rows, meta: pageMeta(page, total) }
     })
 
-    return { list }
+    /** One backlink of a website the credential may read, with its last checks; 404 otherwise, alike. */
+    const get = Effect.fn("Backlinks.get")(function* (credential: Credential, id: BacklinkId) {
+      const missing = new NotFound({ message: `No backlink with id ${id}.` })
+      const found = yield* repo.find(id)
+      if (Option.isNone(found)) return yield* missing
+      yield* sites.requireReadable(credential, found.value.site_id).pipe(Effect.mapError(() => missing))
+      const checks = yield* repo.lastChecks(id)
+      return { data: new BacklinkWithChecks({ ...found.value, checks }) }
+    })
+
+    return { list, get }
   })
 }) {}

@@ -1,18 +1,23 @@
 import type { SqlClient } from "@effect/sql"
-import { Backlink } from "../Domain/Backlink.js"
 import type { BacklinkId } from "../Domain/Ids.js"
 import type { EventRows } from "../Events/EventRows.js"
-import { recordJson } from "../Sql/SqlFormats.js"
-
-/** Backlink `b` as the interface shows it (every field of Backlink), with its website, as JSON. */
-const backlinkJson = (sql: SqlClient.SqlClient) =>
-  sql`jsonb_build_object('site_id', b.site_id) || ${recordJson(sql, "b", Object.keys(Backlink.fields), "acquired_at")}`
+import { backlinkJson } from "./Repo.js"
 
 /** The events of backlinks, as rows for Events.record. */
 export const backlinkEventRows = (sql: SqlClient.SqlClient) => ({
   /** backlink.acquired for each backlink of `ids`, as it is now. */
   acquired: (ids: ReadonlyArray<BacklinkId>): EventRows => sql`
-    select s.account_id, b.site_id, ${backlinkJson(sql)} as data
+    select s.account_id, b.site_id, jsonb_build_object('site_id', b.site_id) || ${backlinkJson(sql, "b")} as data
     from backlinks b join sites s on s.id = b.site_id
-    where b.id in ${sql.in(ids)}`
+    where b.id in ${sql.in(ids)}`,
+  /** backlink.status_changed for backlink `id`, as it is now, with the status and lost reason it had before. */
+  statusChanged: (
+    id: BacklinkId,
+    previous: { readonly status: string | null; readonly lost_reason: string | null }
+  ): EventRows => sql`
+    select s.account_id, b.site_id,
+      jsonb_build_object('site_id', b.site_id, 'previous_status', ${previous.status}::text,
+        'previous_lost_reason', ${previous.lost_reason}::text) || ${backlinkJson(sql, "b")} as data
+    from backlinks b join sites s on s.id = b.site_id
+    where b.id = ${id}`
 })

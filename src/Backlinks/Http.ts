@@ -7,11 +7,12 @@ import { Backlinks } from "./Backlinks.js"
 export const BacklinksHttpLive = HttpApiBuilder.group(Api, "backlinks", (handlers) =>
   Effect.gen(function* () {
     const backlinks = yield* Backlinks
-    return handlers.handle("listBacklinks", ({ path, urlParams }) =>
-      Effect.gen(function* () {
-        const siteId = path.id
-        return yield* backlinks.list(yield* CurrentCredential, siteId, urlParams)
-      })
-    )
+    return handlers
+      .handle("listBacklinks", ({ path, urlParams }) =>
+        Effect.flatMap(CurrentCredential, (credential) => backlinks.list(credential, path.id, urlParams))
+      )
+      .handle("getBacklink", ({ path }) =>
+        Effect.flatMap(CurrentCredential, (credential) => backlinks.get(credential, path.id))
+      )
   })
 ).pipe(Layer.provide(Backlinks.Default))

@@ -4,6 +4,7 @@ import { Backlink, BacklinkStatus } from "./Backlink.js"
 import { RevisionOrigin } from "./Credential.js"
 import { Timestamp } from "./Dates.js"
 import { SiteId } from "./Ids.js"
+import { LostReason } from "./LinkCheck.js"
 import { ContentFieldName } from "./Revision.js"
 
 /** What can happen in an account, as events and webhooks name it. */
@@ -38,11 +39,6 @@ export const EventId = Schema.transform(
 ).annotations(describedEventId("Event id: evt_ and a number, increasing within an account."))
 
 const siteOfBacklink = SiteId.annotations({ description: "Id of the website the backlink was acquired for." })
-
-/** Why a backlink is lost, when it is (set by the link checker). */
-const LostReason = Schema.NullOr(Schema.String).annotations({
-  description: "Why the backlink is lost (page_not_found, link_removed, redirected_away, unreachable); null otherwise."
-})
 
 const event = <T extends EventType, F extends Schema.Struct.Fields>(type: T, data: F, description: string) =>
   Schema.Struct({
@@ -82,9 +78,10 @@ export const BacklinkStatusChangedEvent = event(
   {
     ...Backlink.fields,
     site_id: siteOfBacklink,
-    lost_reason: LostReason,
     previous_status: Schema.NullOr(BacklinkStatus).annotations({ description: "The status before the change." }),
-    previous_lost_reason: LostReason
+    previous_lost_reason: Schema.NullOr(LostReason).annotations({
+      description: "The lost reason before the change; null if the backlink was not lost."
+    })
   },
   "The backlink with its new status, and the status and lost reason it had before."
 )

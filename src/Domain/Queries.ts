@@ -1,5 +1,6 @@
 import { ParseResult, Schema } from "effect"
 import { ArticleStatus } from "./Article.js"
+import { BacklinkStatus } from "./Backlink.js"
 import { CalendarDate, DateRangeQuery } from "./Dates.js"
 import { describedEventId, EVENT_DAYS, EventId, EventType, eventTypes } from "./Event.js"
 import { fromQuery, PageQuery, WholeNumber } from "./Pagination.js"
@@ -36,7 +37,13 @@ export const ArticlesFilterFields = {
 export const ArticlesQuery = Schema.Struct({ ...ArticlesFilterFields, ...PageQuery })
 export type ArticlesQuery = typeof ArticlesQuery.Type
 
-export const BacklinksQuery = Schema.Struct({ ...DateRangeQuery, ...PageQuery })
+export const BacklinksQuery = Schema.Struct({
+  ...DateRangeQuery,
+  status: Schema.optional(
+    BacklinkStatus.annotations({ description: "Only backlinks with this status: pending, live or lost." })
+  ),
+  ...PageQuery
+})
 export type BacklinksQuery = typeof BacklinksQuery.Type
 
 export const RevisionsQuery = Schema.Struct(PageQuery)

@@ -17,7 +17,11 @@ const countsOf = (span: string) => ({
 /** One UTC calendar month's counts, by the same rules as a period's. */
 export const MonthStats = Schema.Struct({
   month: Schema.String.annotations({ description: "The UTC calendar month, YYYY-MM." }),
-  ...countsOf("the month")
+  ...countsOf("the month"),
+  backlinks_live: Count.annotations({
+    description: "Of the backlinks acquired in the month, those live now (as the service's link checks last saw them)."
+  }),
+  backlinks_lost: Count.annotations({ description: "Of the backlinks acquired in the month, those lost now." })
 }).annotations({ identifier: "MonthStats", description: "Article and backlink counts for one UTC calendar month." })
 export type MonthStats = typeof MonthStats.Type
 
@@ -27,6 +31,13 @@ export class Stats extends Schema.Class<Stats>("Stats")(
     from: CalendarDate.annotations({ description: "First day of the resolved range (UTC, inclusive)." }),
     to: CalendarDate.annotations({ description: "Last day of the resolved range (UTC, inclusive)." }),
     ...countsOf("the range"),
+    backlinks_live: Count.annotations({
+      description:
+        "The website's backlinks that are live now, whenever acquired (not bounded by the range): found on their page at the last check."
+    }),
+    backlinks_lost: Count.annotations({
+      description: "The website's backlinks that are lost now, whenever acquired (not bounded by the range)."
+    }),
     months: Schema.optional(
       Schema.Array(MonthStats).annotations({
         description:

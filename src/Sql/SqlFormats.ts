@@ -39,19 +39,29 @@ export const withinDays = (
 ]
 
 /**
- * Row `alias` as a JSON object of `fields` (each a column of the same name), the timestamp among them (`timestamp`)
- * written as `rfc3339` writes it: a record as the interface shows it, built by the database. `alias` and the names are
- * constants.
+ * The value of `alias.field` as the interface shows it: a timestamp (one of `timestamps`) written as `rfc3339` writes
+ * it, anything else as it is. `alias` and the names are constants.
+ */
+const shownValue = (sql: SqlClient.SqlClient, alias: string, field: string, timestamps: ReadonlyArray<string>) =>
+  timestamps.includes(field) ? sql.unsafe(rfc3339(`${alias}.${field}`)) : sql`${sql(alias)}.${sql(field)}`
+
+/**
+ * Row `alias` as a JSON object of `fields` (each a column of the same name), the timestamps among them (`timestamps`)
+ * written as `rfc3339` writes them: a record as the interface shows it, built by the database. `alias` and the names
+ * are constants.
  */
 export const recordJson = (
   sql: SqlClient.SqlClient,
   alias: string,
   fields: ReadonlyArray<string>,
-  timestamp: string
+  timestamps: ReadonlyArray<string>
 ): Fragment =>
-  sql`jsonb_build_object(${sql.csv(
-    fields.map(
-      (field) =>
-        sql`${field}::text, ${field === timestamp ? sql.unsafe(rfc3339(`${alias}.${field}`)) : sql`${sql(alias)}.${sql(field)}`}`
-    )
-  )})`
+  sql`jsonb_build_object(${sql.csv(fields.map((field) => sql`${field}::text, ${shownValue(sql, alias, field, timestamps)}`))})`
+
+/** Row `alias`'s `fields` as select-list columns of the same names, the timestamps written as `recordJson` does. */
+export const recordColumns = (
+  sql: SqlClient.SqlClient,
+  alias: string,
+  fields: ReadonlyArray<string>,
+  timestamps: ReadonlyArray<string>
+): Fragment => sql.csv(fields.map((field) => sql`${shownValue(sql, alias, field, timestamps)} as ${sql(field)}`))

@@ -11,7 +11,7 @@ import { withinDays } from "../Sql/SqlFormats.js"
  */
 const MonthCounts = MonthStats.pipe(Schema.omit("backlinks_acquired"))
 
-/** The counts of a range of days. */
+/** The counts of a range of days, with the website's live and lost backlinks now. */
 const Counts = MonthCounts.pipe(Schema.omit("month"))
 
 export class StatsRepo extends Effect.Service<StatsRepo>()("Stats/Repo", {
@@ -31,7 +31,11 @@ export class StatsRepo extends Effect.Service<StatsRepo>()("Stats/Repo", {
               where ${sql.and([sql`site_id = ${siteId}`, sql`status = 'published'`, ...withinDays(sql, "day", range)])}
             ) as articles_published,
             coalesce(sum(count) filter (where category = 'industry'), 0)::int8 as backlinks_industry,
-            coalesce(sum(count) filter (where category = 'local'), 0)::int8 as backlinks_local
+            coalesce(sum(count) filter (where category = 'local'), 0)::int8 as backlinks_local,
+            (select coalesce(sum(count) filter (where status = 'live'), 0)::int8 from backlink_day_counts
+              where site_id = ${siteId}) as backlinks_live,
+            (select coalesce(sum(count) filter (where status = 'lost'), 0)::int8 from backlink_day_counts
+              where site_id = ${siteId}) as backlinks_lost
           from backlink_day_counts
           where ${sql.and([sql`site_id = ${siteId}`, ...withinDays(sql, "day", range)])}`
       })(undefined).pipe(Effect.orDie)
@@ -50,14 +54,18 @@ export class StatsRepo extends Effect.Service<StatsRepo>()("Stats/Repo", {
           ), b as (
             select to_char(day, 'YYYY-MM') as month,
               coalesce(sum(count) filter (where category = 'industry'), 0) as backlinks_industry,
-              coalesce(sum(count) filter (where category = 'local'), 0) as backlinks_local
+              coalesce(sum(count) filter (where category = 'local'), 0) as backlinks_local,
+              coalesce(sum(count) filter (where status = 'live'), 0) as backlinks_live,
+              coalesce(sum(count) filter (where status = 'lost'), 0) as backlinks_lost
             from backlink_day_counts
             where ${sql.and([sql`site_id = ${siteId}`, ...withinDays(sql, "day", range)])}
             group by 1
           )
           select month, coalesce(a.articles_published, 0)::int8 as articles_published,
             coalesce(b.backlinks_industry, 0)::int8 as backlinks_industry,
-            coalesce(b.backlinks_local, 0)::int8 as backlinks_local
+            coalesce(b.backlinks_local, 0)::int8 as backlinks_local,
+            coalesce(b.backlinks_live, 0)::int8 as backlinks_live,
+            coalesce(b.backlinks_lost, 0)::int8 as backlinks_lost
           from a full join b using (month)
           order by month`
       })(undefined).pipe(Effect.orDie)

@@ -10,7 +10,7 @@ import { Sites } from "../Sites/Sites.js"
 import { StatsRepo } from "./Repo.js"
 
 /** The counts of a month the database has nothing for. */
-const NOTHING = { articles_published: 0, backlinks_industry: 0, backlinks_local: 0 }
+const NOTHING = { articles_published: 0, backlinks_industry: 0, backlinks_local: 0, backlinks_live: 0, backlinks_lost: 0 }
 
 export class Stats extends Effect.Service<Stats>()("Stats/Stats", {
   dependencies: [StatsRepo.Default, Sites.Default],
@@ -27,9 +27,8 @@ export class Stats extends Effect.Service<Stats>()("Stats/Stats", {
         const { months, range } = lastMonths(day, count)
         const found = new Map((yield* repo.byMonth(siteId, range)).map((row) => [row.month, row]))
         return months.map((month): MonthStats => {
-          const { articles_published, backlinks_industry, backlinks_local } = found.get(month) ?? NOTHING
-          const backlinks_acquired = backlinks_industry + backlinks_local
-          return { month, articles_published, backlinks_acquired, backlinks_industry, backlinks_local }
+          const counts = found.get(month) ?? NOTHING
+          return { month, ...counts, backlinks_acquired: counts.backlinks_industry + counts.backlinks_local }
         })
       })
 
