@@ -31,6 +31,9 @@ create index backlinks_due_idx on backlinks (next_check_at) where next_check_at 
 -- GET /sites/{id}/backlinks?status=…: a website's backlinks of one status, newest first.
 create index backlinks_site_status_acquired_idx on backlinks (site_id, status, acquired_at desc, id desc);
 
+-- A backlink whose source is an article held here is judged from the article's stored body: articles by address.
+create index articles_url_idx on articles (url);
+
 -- One check of a backlink: what was seen, kept 90 days (deleted by the hourly upkeep along checked_at).
 create table backlink_checks (
   id bigint generated always as identity primary key,
@@ -57,7 +60,9 @@ create index backlink_checks_checked_at_idx on backlink_checks (checked_at);
 -- instance checking it, longer than a check can take) and its requests are at least 2 s apart (next_request_at).
 create table link_check_hosts (
   host text primary key,
+  -- The lease of the instance checking the host (its own token, so that a late release never ends another's).
   busy_until timestamptz,
+  busy_token uuid,
   next_request_at timestamptz not null default now()
 );
 

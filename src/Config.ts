@@ -130,8 +130,10 @@ export const AppConfig = Config.all({
   smtpFrom: Config.option(Config.string("SMTP_FROM")),
   /** `off`: this instance serves requests only and runs no background work (webhook deliveries, upkeep). */
   workers: Config.literal("on", "off")("WORKERS").pipe(Config.withDefault("on" as const)),
+  /** `off`: this instance runs no link checks in the background (`cbs backlinks check` still checks on demand). */
+  linkChecks: Config.literal("on", "off")("LINK_CHECKS").pipe(Config.withDefault("on" as const)),
   /**
-   * Development and tests only: outbound fetches (webhooks, client metadata documents) may reach loopback
+   * Development and tests only: outbound fetches (webhooks, link checks, client metadata documents) may reach loopback
    * addresses over http. The server warns at start when it is set.
    */
   outboundAllowLoopback: Config.boolean("OUTBOUND_ALLOW_LOOPBACK").pipe(Config.withDefault(false))

@@ -314,7 +314,14 @@ layer(TestServerLive)("GET /api/v1/sites/{id}/stats", (it) => {
         Effect.gen(function* () {
           const { siteId, body } = yield* monthsFixtureStats({ period: "2026-10", months: 3 })
           assert.deepStrictEqual(body, {
-            data: { site_id: siteId, from: "2026-10-01", to: "2026-10-31", ...tally(3, 0, 2), ...standing(6, 1), months: fixtureMonths }
+            data: {
+              site_id: siteId,
+              from: "2026-10-01",
+              to: "2026-10-31",
+              ...tally(3, 0, 2),
+              ...standing(6, 1),
+              months: fixtureMonths
+            }
           })
         })
     )

@@ -1,9 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { Backlink, type BacklinkCategory, BacklinkCheck, type BacklinkStatus, SHOWN_CHECKS } from "../Domain/Backlink.js"
+import {
+  Backlink,
+  type BacklinkCategory,
+  BacklinkCheck,
+  type BacklinkStatus,
+  SHOWN_CHECKS
+} from "../Domain/Backlink.js"
 import { type BacklinkId, SiteId } from "../Domain/Ids.js"
 import { offsetOf, type Page } from "../Domain/Pagination.js"
-import { rfc3339, recordColumns, recordJson, withinDays, withinUtcDays } from "../Sql/SqlFormats.js"
+import { recordColumns, recordJson, rfc3339, withinDays, withinUtcDays } from "../Sql/SqlFormats.js"
 
 export interface BacklinkFilter {
   readonly from?: string | undefined

@@ -7,6 +7,7 @@ import type { Database } from "../Sql/Database.js"
 import { accountCommand } from "./Accounts.js"
 import { articleCommand } from "./Article.js"
 import { auditCommand } from "./Audit.js"
+import { backlinksCommand } from "./Backlinks.js"
 import { UsageError } from "./CliError.js"
 import { helpConsole, oneLine, stripAnsi } from "./HelpConsole.js"
 import { importCommand } from "./Import.js"
@@ -37,6 +38,7 @@ export const makeCbs = <E, R>(database: DatabaseFor<E, R>) => {
       withDatabase(accountCommand, "account"),
       withDatabase(keyCommand, "key"),
       withDatabase(webhookCommand, "webhook"),
+      withDatabase(backlinksCommand, "backlinks"),
       withDatabase(importCommand, "import"),
       withDatabase(seedCommand, "seed"),
       withDatabase(auditCommand, "audit"),

@@ -57,7 +57,9 @@ export const BacklinkCheck = Schema.Struct({
     description: "Whether the host answered 304 to a conditional request: the page was as at the check before."
   }),
   rel: Schema.Array(LinkRel).annotations({ description: "The link's nofollow, sponsored and ugc values, if found." }),
-  anchor_text: Schema.NullOr(Schema.String).annotations({ description: "The link's text as found; null if not found." }),
+  anchor_text: Schema.NullOr(Schema.String).annotations({
+    description: "The link's text as found; null if not found."
+  }),
   indexable: Schema.NullOr(Schema.Boolean).annotations({
     description: "Whether the page may be indexed, when the link was found; null otherwise."
   }),

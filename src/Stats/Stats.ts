@@ -10,7 +10,13 @@ import { Sites } from "../Sites/Sites.js"
 import { StatsRepo } from "./Repo.js"
 
 /** The counts of a month the database has nothing for. */
-const NOTHING = { articles_published: 0, backlinks_industry: 0, backlinks_local: 0, backlinks_live: 0, backlinks_lost: 0 }
+const NOTHING = {
+  articles_published: 0,
+  backlinks_industry: 0,
+  backlinks_local: 0,
+  backlinks_live: 0,
+  backlinks_lost: 0
+}
 
 export class Stats extends Effect.Service<Stats>()("Stats/Stats", {
   dependencies: [StatsRepo.Default, Sites.Default],

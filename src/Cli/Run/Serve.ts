@@ -3,6 +3,8 @@ import { Console, Context, Duration, Effect, Layer, Option, Scope } from "effect
 import { AppConfig, publicBaseUrl } from "../../Config.js"
 import { OutboundPolicy } from "../../Http/OutboundFetch.js"
 import { RunsWorkers } from "../../Jobs/Jobs.js"
+import { LINK_CHECK_LIMITS } from "../../LinkChecks/PageFetcher.js"
+import { LinkCheckSettings, linkCheckerAgent } from "../../LinkChecks/Settings.js"
 import { LogsTo } from "../../Logging.js"
 import { HttpServerLive } from "../../Server/Server.js"
 import { CliError } from "../CliError.js"
@@ -92,9 +94,15 @@ export const serve = (args: { readonly port: Option.Option<number>; readonly jso
         "Warning: OUTBOUND_ALLOW_LOOPBACK=true lets webhooks and other outbound fetches reach this machine's loopback addresses over http. Never set it in production."
       )
     }
-    // The background work runs here unless WORKERS=off; outbound fetches follow the development setting.
+    // The background work runs here unless WORKERS=off (link checks unless LINK_CHECKS=off); outbound fetches follow
+    // the development setting.
     const instance = Layer.mergeAll(
       Layer.succeed(RunsWorkers, config.workers === "on"),
+      Layer.succeed(LinkCheckSettings, {
+        enabled: config.linkChecks === "on",
+        userAgent: linkCheckerAgent(publicBaseUrl(config, listen.port)),
+        limits: LINK_CHECK_LIMITS
+      }),
       Layer.succeed(OutboundPolicy, {
         trustedHosts: new Set<string>(),
         ca: undefined,
