@@ -1,6 +1,6 @@
 import type { LookupAddress } from "node:dns"
 import { lookup } from "node:dns/promises"
-import { request as httpRequest, type IncomingMessage } from "node:http"
+import { type ClientRequest, request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { isIP } from "node:net"
 import { Context, Data, Effect } from "effect"
@@ -8,11 +8,13 @@ import ipaddr from "ipaddr.js"
 
 /**
  * Every fetch the service makes on a customer's word (a client's metadata document, by the URL it gave as its client
- * id; a webhook delivery, to the URL of an endpoint) is guarded against server-side request forgery: HTTPS only;
- * every address the name resolves to must be a public one (no private, loopback, link-local, unique-local, multicast
- * or reserved address), and the connection goes to the address that was checked, so the name cannot be re-pointed
- * between the check and the connection; each redirect is checked again (a POST follows none); the answer is bounded
- * in size and time. The development setting (OUTBOUND_ALLOW_LOOPBACK) adds loopback addresses, over http too.
+ * id; a webhook delivery, to the URL of an endpoint; a backlink's page, for a link check) is guarded against
+ * server-side request forgery: HTTPS only (a web page may be http too: see `Schemes`); every address the name
+ * resolves to must be a public one (no private, loopback, link-local, unique-local, multicast or reserved address),
+ * and the connection goes to the address that was checked, so the name cannot be re-pointed between the check and the
+ * connection; each redirect is checked again (a POST follows none); the answer is bounded in size and time. The
+ * development setting (OUTBOUND_ALLOW_LOOPBACK) adds loopback addresses, over http too. A page read as it arrives
+ * (a link check's) is fetched by `OutboundStream`, on the same guard.
  */
 
 /**
@@ -127,6 +129,38 @@ export const checkOutboundHost = (host: string, reach: Reach) => addressesOf(hos
 export const allLoopback = (addresses: ReadonlyArray<LookupAddress>) =>
   addresses.every((entry) => isLoopbackAddress(entry.address))
 
+/**
+ * A request to `url` whose connection goes to `address`, the one that was checked, whatever the name resolves to by
+ * now; the policy's test certificate authority trusted, if it has one. It is sent when the caller ends it.
+ */
+export const requestTo = (
+  url: URL,
+  address: LookupAddress,
+  policy: OutboundAddressPolicy,
+  options: RequestOptions,
+  onResponse?: (res: IncomingMessage) => void
+): ClientRequest =>
+  (url.protocol === "http:" ? httpRequest : httpsRequest)(
+    url,
+    {
+      ...options,
+      lookup: (_host, lookupOptions, callback) => {
+        if ((lookupOptions as { all?: boolean }).all === true) callback(null, [address] as never, undefined as never)
+        else callback(null, address.address, address.family)
+      },
+      ...(policy.ca === undefined ? {} : { ca: policy.ca })
+    },
+    onResponse
+  )
+
+/** Why a request got no answer, from its connection's error. */
+export const connectionFailed = (error: NodeJS.ErrnoException) =>
+  fail(
+    error.code?.startsWith("ERR_TLS") === true || /certificate/i.test(error.message)
+      ? "its HTTPS certificate is not valid"
+      : `it could not be reached (${error.code ?? "connection error"})`
+  )
+
 /** What one request sends, and how much of the answer it reads. */
 interface Sent {
   readonly method: "GET" | "POST"
@@ -146,20 +180,11 @@ const sendOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolic
       done = true
       resume(effect)
     }
-    const request = url.protocol === "http:" ? httpRequest : httpsRequest
-    const req = request(
+    const req = requestTo(
       url,
-      {
-        method: sent.method,
-        headers: { "user-agent": "content-backlink-service", ...sent.headers },
-        // The connection goes to the address that was checked, whatever the name resolves to by now.
-        lookup: (_host, options, callback) => {
-          if ((options as { all?: boolean }).all === true) callback(null, [address] as never, undefined as never)
-          else callback(null, address.address, address.family)
-        },
-        ...(policy.ca === undefined ? {} : { ca: policy.ca }),
-        signal
-      },
+      address,
+      policy,
+      { method: sent.method, headers: { "user-agent": "content-backlink-service", ...sent.headers }, signal },
       (res) => {
         const chunks: Array<Buffer> = []
         let size = 0
@@ -190,29 +215,29 @@ const sendOnce = (url: URL, address: LookupAddress, policy: OutboundAddressPolic
         res.on("error", () => finish(Effect.fail(fail("the connection broke off"))))
       }
     )
-    req.on("error", (error: NodeJS.ErrnoException) =>
-      finish(
-        Effect.fail(
-          fail(
-            error.code?.startsWith("ERR_TLS") === true || /certificate/i.test(error.message)
-              ? "its HTTPS certificate is not valid"
-              : `it could not be reached (${error.code ?? "connection error"})`
-          )
-        )
-      )
-    )
+    req.on("error", (error: NodeJS.ErrnoException) => finish(Effect.fail(connectionFailed(error))))
     req.end(sent.body)
   })
 
+/**
+ * Which schemes a fetch may use: `https` (what a customer's service is expected to speak: its client metadata
+ * document, its webhook receiver; plain http only to loopback, where allowed), or `web` (a web page, which may still
+ * be served over plain http: http or https alike, to the same addresses).
+ */
+export type Schemes = "https" | "web"
+
 /** The checked address to connect to for `url`, after its scheme is checked. */
-const addressFor = (url: URL, policy: OutboundAddressPolicy) =>
+export const addressFor = (url: URL, policy: OutboundAddressPolicy, schemes: Schemes = "https") =>
   Effect.gen(function* () {
-    if (!schemeAllowed(url, policy)) return yield* fail("the address is not an https:// URL")
+    if (schemes === "web" && url.protocol !== "http:" && url.protocol !== "https:") {
+      return yield* fail("the address is not an http:// or https:// URL")
+    }
+    if (schemes === "https" && !schemeAllowed(url, policy)) return yield* fail("the address is not an https:// URL")
     const addresses = yield* addressesOf(url.hostname, policy.trustedHosts.has(url.hostname), {
       loopback: policy.allowLoopback === true
     })
     // Plain http only stays on this machine: the development setting never sends it over a network.
-    if (url.protocol === "http:" && !allLoopback(addresses)) {
+    if (schemes === "https" && url.protocol === "http:" && !allLoopback(addresses)) {
       return yield* fail(
         "the address is not an https:// URL (http is allowed only to this machine's loopback addresses)"
       )

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Webhook } from "standardwebhooks"
 import type { AccountId } from "../../src/Domain/Ids.js"
+import { listenOnLoopback } from "./LoopbackServer.js"
 
 /** A new endpoint secret as the service makes them: `whsec_` and the base64 of 32 random bytes. */
 export const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`
@@ -71,19 +71,7 @@ export const receiver = (secrets: ReadonlyArray<string>, answering: Answering = 
         answering(n, req, res)
       })
     })
-    // A sender that gives up mid-answer resets the connection: that is expected here.
-    server.on("clientError", (_error, socket) => socket.destroy())
-    yield* Effect.acquireRelease(
-      Effect.async<void>((resume) => {
-        server.listen(0, "127.0.0.1", () => resume(Effect.void))
-      }),
-      () =>
-        Effect.async<void>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-    )
-    const { port } = server.address() as AddressInfo
+    const port = yield* listenOnLoopback(server)
     return { url: `http://127.0.0.1:${port}/hooks`, port, received }
   })
 
