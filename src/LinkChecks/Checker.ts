@@ -95,7 +95,8 @@ export class Checker extends Effect.Service<Checker>()("LinkChecks/Checker", {
             userAgent: settings.userAgent
           },
           settings.limits
-        )
+          // Its time limit is the real one, whatever clock the checks are dated by.
+        ).pipe(Effect.withClock(Clock.make()))
         const unchanged = page.notModified && last !== null
         const answered = page.fetch._tag === "Answered" && page.fetch.status >= 200 && page.fetch.status < 300
         return {

@@ -193,7 +193,7 @@ export class LinkChecksRepo extends Effect.Service<LinkChecksRepo>()("LinkChecks
     /** Checks older than `days` days before `now` leave (the hourly upkeep); how many did. */
     const prune = (now: number, days: number) =>
       sql<{ readonly n: number }>`with d as (
-          delete from backlink_checks where checked_at < ${instant(now)} - make_interval(days => ${days}) returning 1
+          delete from backlink_checks where checked_at < ${instant(now)}::timestamptz - make_interval(days => ${days}) returning 1
         ) select count(*)::int as n from d`.pipe(
         Effect.map(([row]) => row?.n ?? 0),
         Effect.orDie
