@@ -208,7 +208,10 @@ layer(TestServerLive)("MCP interface", (it) => {
             articles_published: 2,
             backlinks_acquired: 2,
             backlinks_industry: 1,
-            backlinks_local: 1
+            backlinks_local: 1,
+            // Live and lost now, whenever acquired: the fixture's three backlinks are live.
+            backlinks_live: 3,
+            backlinks_lost: 0
           })
 
           const rewritten = yield* sdkToolData(client, "update_article", {

@@ -39,7 +39,7 @@ export class BacklinksApi extends authenticated(
           readTool({
             name: "get_backlink",
             title: "Read a backlink and its checks",
-            description: `Reads one backlink with its last ${SHOWN_CHECKS} checks (newest first): what each saw (found, page_not_found, link_removed, redirected_away, unreachable), the HTTP status, rel and anchor text found.`,
+            description: `Reads one backlink with its last ${SHOWN_CHECKS} checks (newest first): what each saw (found, page_not_found, link_removed, redirected_away, unreachable), the status code, rel and anchor text found.`,
             pathArgs: { id: "backlink_id" }
           })
         )

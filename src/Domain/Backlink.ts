@@ -48,7 +48,7 @@ export const BacklinkCheck = Schema.Struct({
       "Whether the source page was fetched; false when the source is an article held by this service, judged from its stored body."
   }),
   http_status: Schema.NullOr(Schema.Int).annotations({
-    description: "The HTTP status of the final answer (after redirects); null when there was no answer or no fetch."
+    description: "The status code the page answered with, after redirects; null when there was no answer or no fetch."
   }),
   final_url: Schema.NullOr(Schema.String).annotations({
     description: "The address the redirects ended on; null when there was no answer or no fetch."
