@@ -75,6 +75,27 @@ layer(ImportTestLive)("Importer", (it) => {
       })
     )
 
+    it.effect("a backlink's status from the import stands; its lost reason goes unless the import says lost", () =>
+      Effect.gen(function* () {
+        const site = makeSite()
+        const [first, second] = site.backlinks
+        const account = makeAccount({ sites: [site] })
+        yield* importValue({ accounts: [account] })
+        // The link checker found both lost.
+        const sql = yield* SqlClient.SqlClient
+        const urls = [first!.source_url, second!.source_url]
+        yield* sql`update backlinks set status = 'lost', lost_reason = 'link_removed' where source_url in ${sql.in(urls)}`
+        const again = { ...site, backlinks: [first, { ...second!, status: "lost" }] }
+        yield* importValue({ accounts: [{ ...account, sites: [again] }] })
+        const rows = yield* sql`select status, lost_reason from backlinks where source_url in ${sql.in(urls)}
+          order by source_url = ${first!.source_url} desc`
+        assert.deepStrictEqual(rows, [
+          { status: "live", lost_reason: null },
+          { status: "lost", lost_reason: "link_removed" }
+        ])
+      })
+    )
+
     it.effect("with a changed title updates that article in place and nothing else", () =>
       Effect.gen(function* () {
         const account = makeAccount()

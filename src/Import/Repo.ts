@@ -149,7 +149,9 @@ export class ImportRepo extends Effect.Service<ImportRepo>()("Import/Repo", {
         on conflict (site_id, source_url, target_url) do update set
           acquired_at = excluded.acquired_at, source_domain = excluded.source_domain,
           anchor_text = excluded.anchor_text, anchor_type = excluded.anchor_type,
-          status = excluded.status, category = excluded.category
+          status = excluded.status, category = excluded.category,
+          -- The pipeline's word on the status stands until the next check; a lost reason only goes with lost.
+          lost_reason = case when excluded.status = 'lost' then backlinks.lost_reason end
         where (backlinks.acquired_at, backlinks.source_domain, backlinks.anchor_text, backlinks.anchor_type,
             backlinks.status, backlinks.category)
           is distinct from (excluded.acquired_at, excluded.source_domain, excluded.anchor_text,
