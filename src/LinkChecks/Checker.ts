@@ -4,12 +4,12 @@ import { Clock, Duration, Effect } from "effect"
 import { backlinkEventRows } from "../Backlinks/EventRows.js"
 import type { BacklinkStatus } from "../Domain/Backlink.js"
 import type { BacklinkId } from "../Domain/Ids.js"
-import { type CheckOutcome, type LinkRel, type LostReason, outcomeOf } from "../Domain/LinkCheck.js"
+import { type CheckOutcome, type LostReason, outcomeOf } from "../Domain/LinkCheck.js"
 import { linkVerdict } from "../Domain/LinkVerdict.js"
 import { Events } from "../Events/Events.js"
 import { findLink } from "../Html/LinkFinder.js"
 import { fetchPage } from "./PageFetcher.js"
-import { type DueBacklink, LinkChecksRepo, type StoredCheck } from "./Repo.js"
+import { type DueBacklink, LinkChecksRepo, type StoredCheck, type StoredHealth } from "./Repo.js"
 import { LinkCheckSettings } from "./Settings.js"
 
 /** How long checks are kept, in days. */
@@ -18,20 +18,14 @@ export const CHECK_DAYS = 90
 /** At least this long between two requests to one host, across every instance (CONTRACT "Link health"). */
 export const HOST_PAUSE_MS = 2_000
 
-/** What a check saw, before the verdict: the page's finding, or the article's. */
-interface Seen {
-  readonly outcome: CheckOutcome
-  readonly fetched: boolean
-  readonly http_status: number | null
-  readonly final_url: string | null
-  readonly not_modified: boolean
-  readonly rel: ReadonlyArray<LinkRel>
-  readonly anchor_text: string | null
+/**
+ * What a check saw, before the verdict: the page's finding, or the article's (a check as stored, but with what the
+ * page said of its indexing, and the validators the host gave).
+ */
+interface Seen extends Omit<StoredCheck, "backlink" | "at" | "indexable"> {
   readonly metaNoindex: boolean
   readonly headerNoindex: boolean
-  readonly duration_ms: number
-  readonly error: string | null
-  readonly validators: { readonly etag: string | null; readonly last_modified: string | null } | undefined
+  readonly validators: StoredHealth["validators"]
 }
 
 /** A check's result, as `cbs backlinks check` prints it. */
