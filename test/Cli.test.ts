@@ -362,6 +362,23 @@ layer(TestLive)("cbs", (it) => {
             [id, "local"]
           ])
         )
+        // Its pages cannot be fetched (.example): a made-up check history, off the schedule. Live ones were found,
+        // lost ones lost for a reason (each reason in turn), pending ones not checked yet.
+        const health = yield* sql`
+          select b.status, b.lost_reason, b.last_checked_at is not null as checked, b.next_check_at,
+            (select count(*)::int from backlink_checks c where c.backlink_id = b.id) as checks,
+            (select c.outcome from backlink_checks c where c.backlink_id = b.id order by c.checked_at desc limit 1) as last
+          from backlinks b where b.site_id in ${sql.in(siteIds)}`
+        assert.isTrue(health.every((row) => row["next_check_at"] === null))
+        for (const row of health) {
+          if (row["status"] === "live") assert.deepInclude(row, { checked: true, last: "found", lost_reason: null })
+          if (row["status"] === "pending") assert.deepInclude(row, { checked: false, checks: 0 })
+          if (row["status"] === "lost") assert.strictEqual(row["last"], row["lost_reason"])
+        }
+        assert.deepStrictEqual(
+          [...new Set(health.flatMap((row) => (row["status"] === "lost" ? [row["lost_reason"]] : [])))].sort(),
+          ["link_removed", "page_not_found", "redirected_away"]
+        )
       })
   )
 })

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { BacklinkStatus } from "../Domain/Backlink.js"
-import { BacklinkId, SiteId } from "../Domain/Ids.js"
+import { type AccountId, BacklinkId, SiteId } from "../Domain/Ids.js"
 import { CheckOutcome, LinkRel, LostReason } from "../Domain/LinkCheck.js"
 
 /** A backlink due for a check, with what the check needs to know. */
@@ -54,7 +54,8 @@ export interface StoredHealth {
   readonly indexable: boolean | null
   /** The link's rel as last found: unchanged (null) when this check did not find it. */
   readonly rel: ReadonlyArray<LinkRel> | null
-  readonly next_check_at: number
+  /** Null: never checked on a schedule (the demo's backlinks, whose pages cannot be fetched). */
+  readonly next_check_at: number | null
   /** The validators to send next time; unchanged (undefined) when the check had no page answer to take them from. */
   readonly validators: { readonly etag: string | null; readonly last_modified: string | null } | undefined
 }
@@ -62,6 +63,16 @@ export interface StoredHealth {
 const PastCheck = Schema.Struct({ at: Schema.Number, outcome: CheckOutcome })
 const decodeDue = Schema.decodeUnknown(Schema.Array(DueBacklink))
 const decodePast = Schema.decodeUnknown(Schema.Array(PastCheck))
+const decodeOwned = Schema.decodeUnknown(
+  Schema.Array(
+    Schema.Struct({
+      id: BacklinkId,
+      status: Schema.NullOr(BacklinkStatus),
+      anchor_text: Schema.NullOr(Schema.String),
+      acquired: Schema.NullOr(Schema.Number)
+    })
+  )
+)
 const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.Struct({ id: BacklinkId, host: Schema.String })))
 
 /** How many earlier checks the verdict reads: enough for the confirmation rules (three failures since found). */
@@ -142,7 +153,7 @@ export class LinkChecksRepo extends Effect.Service<LinkChecksRepo>()("LinkChecks
           update backlinks set status = ${health.status}, lost_reason = ${health.lost_reason},
             indexable = ${health.indexable},
             rel = ${health.rel === null ? sql`rel` : sql`${health.rel}::text[]`},
-            last_checked_at = ${instant(check.at)}, next_check_at = ${instant(health.next_check_at)},
+            last_checked_at = ${instant(check.at)}, next_check_at = ${health.next_check_at === null ? null : instant(health.next_check_at)},
             etag = ${validators === undefined ? sql`etag` : validators.etag},
             last_modified = ${validators === undefined ? sql`last_modified` : validators.last_modified}
           where id = ${check.backlink}`
@@ -199,6 +210,34 @@ export class LinkChecksRepo extends Effect.Service<LinkChecksRepo>()("LinkChecks
         Effect.orDie
       )
 
-    return { nextDue, byIds, chosen, history, record, idleDueHosts, claimHost, releaseHost, prune }
+    /** An account's backlinks, oldest acquired first, as a check history is made up for them (the demo's). */
+    const ofAccount = (accountId: AccountId) =>
+      Effect.gen(function* () {
+        const rows = yield* sql`
+          select b.id, b.status, b.anchor_text, (extract(epoch from b.acquired_at) * 1000)::float8 as acquired
+          from backlinks b join sites s on s.id = b.site_id
+          where s.account_id = ${accountId} order by b.acquired_at, b.id`
+        return yield* decodeOwned(rows)
+      }).pipe(Effect.orDie)
+
+    /** Leaves backlinks off the schedule: they are never checked in the background. */
+    const unschedule = (ids: ReadonlyArray<BacklinkId>) =>
+      ids.length === 0
+        ? Effect.void
+        : sql`update backlinks set next_check_at = null where id in ${sql.in(ids)}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return {
+      nextDue,
+      byIds,
+      chosen,
+      history,
+      record,
+      idleDueHosts,
+      claimHost,
+      releaseHost,
+      prune,
+      ofAccount,
+      unschedule
+    }
   })
 }) {}

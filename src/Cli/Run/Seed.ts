@@ -5,9 +5,11 @@ import { ApiKeys } from "../../Auth/ApiKeys.js"
 import { AppConfig, publicBaseUrl } from "../../Config.js"
 import { DEMO_EMAIL, demoData, demoImageSlugs } from "../../Demo/Demo.js"
 import { demoImage } from "../../Demo/Images.js"
+import { seedLinkHistory } from "../../Demo/LinkHistory.js"
 import type { AccountId } from "../../Domain/Ids.js"
 import { PublicUrl } from "../../Http/PublicUrl.js"
 import { Importer, type ImportSummary } from "../../Import/Import.js"
+import { LinkChecksRepo } from "../../LinkChecks/Repo.js"
 import { MediaStore } from "../../Media/MediaStore.js"
 import type { Result } from "../Output.js"
 
@@ -29,6 +31,7 @@ export type DemoSignIn =
 export const seedServicesLive = (port: Option.Option<number> = Option.none()) =>
   Layer.mergeAll(
     Importer.Default,
+    LinkChecksRepo.Default,
     Accounts.Default,
     ApiKeys.Default,
     MediaStore.Default.pipe(
@@ -84,6 +87,7 @@ export const seedDemo = Effect.gen(function* () {
     .pipe(Effect.orDie)
   const account = yield* accounts.findByEmail(DEMO_EMAIL)
   if (Option.isNone(account)) return yield* Effect.dieMessage("the demo account is missing after its import")
+  yield* seedLinkHistory(account.value.account_id, today.getTime())
   const key = yield* newKey(account.value.account_id)
   return { _tag: "Imported", email: DEMO_EMAIL, password, key, summary } satisfies DemoSignIn
 }).pipe(Effect.withSpan("Cli.seedDemo"))
