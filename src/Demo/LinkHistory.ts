@@ -2,7 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { AccountId } from "../Domain/Ids.js"
 import type { LostReason } from "../Domain/LinkCheck.js"
-import { LinkChecksRepo, type StoredCheck } from "../LinkChecks/Repo.js"
+import { PastChecks } from "../LinkChecks/PastChecks.js"
+import type { StoredCheck } from "../LinkChecks/Repo.js"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -20,9 +21,9 @@ const reasons: ReadonlyArray<LostReason> = ["link_removed", "page_not_found", "r
 export const seedLinkHistory = (accountId: AccountId, today: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const repo = yield* LinkChecksRepo
+    const past = yield* PastChecks
     yield* Effect.gen(function* () {
-      const backlinks = yield* repo.ofAccount(accountId)
+      const backlinks = yield* past.backlinksOf(accountId)
       for (const [index, backlink] of backlinks.entries()) {
         const acquired = backlink.acquired ?? today - 30 * DAY
         const check = (at: number, seen: Partial<StoredCheck>): StoredCheck => ({
@@ -45,11 +46,11 @@ export const seedLinkHistory = (accountId: AccountId, today: number) =>
           const rel = index % 5 === 0 ? (["nofollow"] as const) : []
           const indexable = index % 9 !== 4
           const found = check(today - ((index % 6) + 1) * DAY - ((index * 37) % 12) * HOUR, { rel, indexable })
-          yield* repo.record(found, { ...unscheduled, status: "live", lost_reason: null, indexable, rel })
+          yield* past.store(found, { ...unscheduled, status: "live", lost_reason: null, indexable, rel })
         } else if (backlink.status === "lost") {
           const reason = reasons[index % reasons.length]!
           const lostAt = Math.min(today - 2 * DAY, acquired + 20 * DAY)
-          yield* repo.record(check(acquired + DAY, {}), {
+          yield* past.store(check(acquired + DAY, {}), {
             ...unscheduled,
             status: "live",
             lost_reason: null,
@@ -64,16 +65,16 @@ export const seedLinkHistory = (accountId: AccountId, today: number) =>
               indexable: null
             })
           if (reason === "page_not_found") {
-            yield* repo.record(failed(lostAt - HOUR), {
+            yield* past.store(failed(lostAt - HOUR), {
               ...unscheduled,
               status: "live",
               lost_reason: null,
               indexable: true
             })
           }
-          yield* repo.record(failed(lostAt), { ...unscheduled, status: "lost", lost_reason: reason, indexable: null })
+          yield* past.store(failed(lostAt), { ...unscheduled, status: "lost", lost_reason: reason, indexable: null })
         }
       }
-      yield* repo.unschedule(backlinks.map((backlink) => backlink.id))
+      yield* past.unschedule(backlinks.map((backlink) => backlink.id))
     }).pipe(sql.withTransaction, Effect.orDie)
   })

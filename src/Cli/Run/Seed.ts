@@ -9,7 +9,7 @@ import { seedLinkHistory } from "../../Demo/LinkHistory.js"
 import type { AccountId } from "../../Domain/Ids.js"
 import { PublicUrl } from "../../Http/PublicUrl.js"
 import { Importer, type ImportSummary } from "../../Import/Import.js"
-import { LinkChecksRepo } from "../../LinkChecks/Repo.js"
+import { PastChecks } from "../../LinkChecks/PastChecks.js"
 import { MediaStore } from "../../Media/MediaStore.js"
 import type { Result } from "../Output.js"
 
@@ -31,7 +31,7 @@ export type DemoSignIn =
 export const seedServicesLive = (port: Option.Option<number> = Option.none()) =>
   Layer.mergeAll(
     Importer.Default,
-    LinkChecksRepo.Default,
+    PastChecks.Default,
     Accounts.Default,
     ApiKeys.Default,
     MediaStore.Default.pipe(
