@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { AccountId } from "../Domain/Ids.js"
 import type { LostReason } from "../Domain/LinkCheck.js"
+import type { StoredCheck } from "../Domain/LinkHealth.js"
 import { PastChecks } from "../LinkChecks/PastChecks.js"
-import type { StoredCheck } from "../LinkChecks/Repo.js"
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

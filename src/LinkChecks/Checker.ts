@@ -5,11 +5,12 @@ import { backlinkEventRows } from "../Backlinks/EventRows.js"
 import type { BacklinkStatus } from "../Domain/Backlink.js"
 import type { BacklinkId } from "../Domain/Ids.js"
 import { type CheckOutcome, type LostReason, outcomeOf } from "../Domain/LinkCheck.js"
+import type { StoredCheck, StoredHealth } from "../Domain/LinkHealth.js"
 import { linkVerdict } from "../Domain/LinkVerdict.js"
 import { Events } from "../Events/Events.js"
 import { findLink } from "../Html/LinkFinder.js"
 import { fetchPage } from "./PageFetcher.js"
-import { type DueBacklink, LinkChecksRepo, type StoredCheck, type StoredHealth } from "./Repo.js"
+import { type DueBacklink, LinkChecksRepo } from "./Repo.js"
 import { LinkCheckSettings } from "./Settings.js"
 
 /** How long checks are kept, in days. */

@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { BacklinkStatus } from "../Domain/Backlink.js"
 import { type AccountId, BacklinkId, SiteId } from "../Domain/Ids.js"
 import { CheckOutcome, LinkRel, LostReason } from "../Domain/LinkCheck.js"
+import type { StoredCheck, StoredHealth } from "../Domain/LinkHealth.js"
 
 /** A backlink due for a check, with what the check needs to know. */
 export const DueBacklink = Schema.Struct({
@@ -30,35 +31,6 @@ export const DueBacklink = Schema.Struct({
   )
 })
 export type DueBacklink = typeof DueBacklink.Type
-
-/** A check as it is stored (times as epoch milliseconds). */
-export interface StoredCheck {
-  readonly backlink: BacklinkId
-  readonly at: number
-  readonly outcome: CheckOutcome
-  readonly fetched: boolean
-  readonly http_status: number | null
-  readonly final_url: string | null
-  readonly not_modified: boolean
-  readonly rel: ReadonlyArray<LinkRel>
-  readonly anchor_text: string | null
-  readonly indexable: boolean | null
-  readonly duration_ms: number
-  readonly error: string | null
-}
-
-/** A backlink's health and schedule after a check. */
-export interface StoredHealth {
-  readonly status: typeof BacklinkStatus.Type
-  readonly lost_reason: LostReason | null
-  readonly indexable: boolean | null
-  /** The link's rel as last found: unchanged (null) when this check did not find it. */
-  readonly rel: ReadonlyArray<LinkRel> | null
-  /** Null: never checked on a schedule (the demo's backlinks, whose pages cannot be fetched). */
-  readonly next_check_at: number | null
-  /** The validators to send next time; unchanged (undefined) when the check had no page answer to take them from. */
-  readonly validators: { readonly etag: string | null; readonly last_modified: string | null } | undefined
-}
 
 const PastCheck = Schema.Struct({ at: Schema.Number, outcome: CheckOutcome })
 const decodeDue = Schema.decodeUnknown(Schema.Array(DueBacklink))
