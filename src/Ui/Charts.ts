@@ -115,7 +115,8 @@ const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "
 
 /**
  * A bar chart of values per month, drawn as SVG (stacked when there are several series), with its figures as a table
- * for screen readers: the drawing itself is hidden from them, the table says the same month by month.
+ * for screen readers: the drawing itself is hidden from them, the table says the same month by month. The table is
+ * hidden in a box of its own, which clips it: a table is never narrower than its columns, however it is styled.
  */
 export const monthlyChart = (options: {
   readonly id: string
@@ -131,7 +132,7 @@ export const monthlyChart = (options: {
   }</span></figcaption>
 ${svg(id, months, series)}
 ${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`<li class="${s.key}${s.hatched === true ? " hatched" : ""}">${s.label}</li>`)}</ul>` : null}
-<table class="visually-hidden">
+<div class="visually-hidden"><table>
 <caption>${options.caption}</caption>
 <thead><tr><th scope="col">Month</th>${series.map((s) => html`<th scope="col" class="num">${s.label}</th>`)}${
     several ? html`<th scope="col" class="num">Total</th>` : null
@@ -142,7 +143,7 @@ ${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`
         several ? html`<td class="num">${series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)}</td>` : null
       }</tr>`
   )}</tbody>
-</table>
+</table></div>
 </figure>`
 }
 
