@@ -110,7 +110,8 @@ describe.runIf(browserAvailable())("in a browser", () => {
           assert.strictEqual(backlinks[11], `${monthName(0)} | 2 | 1 | 3`)
           assert.strictEqual(backlinks[10], `${monthName(1)} | 0 | 2 | 2`)
           assert.strictEqual(backlinks[8], `${monthName(3)} | 1 | 0 | 1`)
-          assert.strictEqual(yield* inBrowser(() => page.locator("svg.chart rect").count()), 3 + 4)
+          const bars = "#chart-articles-caption ~ svg rect, #chart-backlinks-caption ~ svg rect"
+          assert.strictEqual(yield* inBrowser(() => page.locator(bars).count()), 3 + 4)
           yield* checkPage(page, "website")
 
           yield* follow(page, () => page.getByRole("link", { name: "Last month" }).click())

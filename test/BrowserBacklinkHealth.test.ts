@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
+import type { SiteId } from "../src/Domain/Ids.js"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
 import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
 import { insertCheck, setHealth } from "./support/LinkHealth.js"
@@ -13,19 +14,23 @@ import { inMonth } from "./support/WebPages.js"
 /** Screenshots of the backlink health pages for people to look at, light and dark, at each screen width. */
 const SHOTS = process.env["BACKLINK_SHOTS_DIR"] ?? "/tmp/hpage-shots"
 
-const shot = (page: Page, name: string) =>
+/** The whole page, and the part `detail` finds (the backlinks lists) on its own, close enough to read. */
+const shot = (page: Page, name: string, detail?: string) =>
   inBrowser(async () => {
     mkdirSync(SHOTS, { recursive: true })
     const width = page.viewportSize()?.width ?? 0
     for (const colorScheme of ["light", "dark"] as const) {
       await page.emulateMedia({ colorScheme })
       await page.screenshot({ path: join(SHOTS, `${name}-${colorScheme}-${width}.png`), fullPage: true })
+      if (detail !== undefined) {
+        await page.locator(detail).screenshot({ path: join(SHOTS, `${name}-detail-${colorScheme}-${width}.png`) })
+      }
     }
     await page.emulateMedia({ colorScheme: "light" })
   })
 
 /** A website with backlinks in every state, the lost ones with their checks, as the checker leaves them. */
-const backlinksInEveryState = (siteId: number) =>
+const backlinksInEveryState = (siteId: SiteId) =>
   Effect.gen(function* () {
     const app = yield* TestApp
     const gone = yield* app.makeBacklink(siteId, {
@@ -120,7 +125,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
             )
             assert.match(health ?? "", /1\s*1\s*1\s*3$/)
             yield* checkPage(page, "backlinks-website")
-            yield* shot(page, "website")
+            yield* shot(page, "website", "section[aria-labelledby=backlinks]")
 
             // By keyboard: Tab reaches the filter and each backlink's page, with a visible focus ring.
             const names = yield* tabThrough(page, 80)
@@ -141,7 +146,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
             assert.strictEqual(lostRows.length, 2)
             assert.isTrue(lostRows.every((row) => row.includes("Lost")))
             yield* checkPage(page, "backlinks-website-lost")
-            yield* shot(page, "website-lost")
+            yield* shot(page, "website-lost", "section[aria-labelledby=backlinks]")
             yield* inBrowser(() => page.emulateMedia({ colorScheme: "dark" }))
             yield* checkPage(page, "backlinks-website-lost-dark")
             yield* inBrowser(() => page.emulateMedia({ colorScheme: "light" }))

@@ -20,7 +20,7 @@ const answerOf = (check: BacklinkCheck) => {
 const finalUrlOf = (check: BacklinkCheck, sourceUrl: string | null) =>
   check.final_url === null || check.final_url === sourceUrl
     ? none
-    : html`<span class="address">${userText(check.final_url)}</span>`
+    : html`<span class="address final-url">${userText(check.final_url)}</span>`
 
 const yesNo = (value: boolean | null) => (value === null ? none : value ? "Yes" : "No")
 
@@ -51,7 +51,7 @@ const checksTable = (link: BacklinkWithChecks) =>
           yesNo(check.indexable),
           // A no-break space: the number and its unit stay on one line.
           `${check.duration_ms}\u00a0ms`,
-          userTextOr(check.error, none)
+          check.error === null ? none : html`<span class="check-error">${userText(check.error)}</span>`
         ] as const
     )
   })

@@ -17,6 +17,9 @@ const span = (ms: number) => {
   return `${count} ${unit}${count === 1 ? "" : "s"}`
 }
 
+/** How often, in words: "every day", "every 7 days". */
+const every = (ms: number) => `every ${span(ms).replace(/^1 /, "")}`
+
 const mib = (bytes: number) => `${bytes / (1024 * 1024)} MiB`
 
 /**
@@ -45,9 +48,9 @@ recorded as backlinks.</li>
 
 <h2>How often</h2>
 <ul>
-<li>A backlink not yet confirmed: once a day (every ${span(CHECK_INTERVALS_MS.pending)}).</li>
-<li>A link found on its page: about once a week (every ${span(CHECK_INTERVALS_MS.live)} at most).</li>
-<li>A link reported lost: every ${span(CHECK_INTERVALS_MS.lost)}, in case it comes back.</li>
+<li>A backlink not yet confirmed: ${every(CHECK_INTERVALS_MS.pending)}.</li>
+<li>A link found on its page: ${every(CHECK_INTERVALS_MS.live)} at most.</li>
+<li>A link reported lost: ${every(CHECK_INTERVALS_MS.lost)}, in case it comes back.</li>
 <li>Sooner after a failure, to confirm it before telling the customer: ${span(PAGE_NOT_FOUND_RETRY_MS)} after a
 404 or 410, ${span(UNREACHABLE_RETRY_MS)} after no answer or a server error. One failed request never makes a link
 lost: a page that could not be reached must fail ${UNREACHABLE_CONFIRMATIONS} times over at least a day.</li>
@@ -77,7 +80,7 @@ ${CHECK_DAYS} days.</p>
 <h2>If it misbehaves</h2>
 <p>Please contact the operator of this service, the website this page is on, and say what you saw (the time, your
 host and the addresses requested). You may also block the User-Agent above or answer it with an error: the link is
-then reported to the customer as unreachable, and after that checked only every
-${span(CHECK_INTERVALS_MS.lost)}.</p>`,
+then reported to the customer as unreachable, and after that checked only
+${every(CHECK_INTERVALS_MS.lost)}.</p>`,
     { wide: true }
   )

@@ -214,9 +214,9 @@ ${BACKLINK_STATUSES.map((status) => item(status, statusNames[status]))}
 const backlinksIntro = (stats: Stats, view: SiteView) => html`<h2 id="backlinks">Backlinks${
   view.backlink_status === undefined ? null : html`: ${statusNames[view.backlink_status].toLowerCase()} only`
 }</h2>
-<p>As the link checks last saw them, <strong>${stats.backlinks_live}</strong> of this website's backlinks are live
-and <strong>${stats.backlinks_lost}</strong> lost. Each backlink's page shows its last checks;
-<a href="/link-checker">how the links are checked</a>.</p>`
+<p>As the link checks last saw them, <strong>${stats.backlinks_live}</strong> live and
+<strong>${stats.backlinks_lost}</strong> lost, of all this website's backlinks. Each backlink's page shows its last
+checks; <a href="/link-checker">how the links are checked</a>.</p>`
 
 /**
  * `GET /sites/:id`: the counts of the chosen period (with the picker), the last twelve months as charts, the
@@ -272,9 +272,11 @@ ${searchForm(site, view, options.search, options.articles.meta.total)}
 ${statusFilter(site, view)}
 ${articlesTable(options.articles, view.q !== undefined)}
 ${pager("Pages of articles", options.articles.meta, (page) => siteHref(site.id, { ...view, page }, "#articles"))}
+<section aria-labelledby="backlinks">
 ${backlinksIntro(options.stats, view)}
 ${backlinkFilter(site.id, view)}
 ${backlinks("industry")}
-${backlinks("local")}`
+${backlinks("local")}
+</section>`
   })
 }
