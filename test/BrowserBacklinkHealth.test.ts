@@ -1,33 +1,17 @@
-import { mkdirSync } from "node:fs"
-import { join } from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { Page } from "playwright-core"
 import type { SiteId } from "../src/Domain/Ids.js"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
 import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
 import { insertCheck, setHealth } from "./support/LinkHealth.js"
-import { checkPage, PHONE, SCREENS, tabThrough } from "./support/PageChecks.js"
+import { checkPage, compactRowLayout, PHONE, SCREENS, shotsIn, tabThrough } from "./support/PageChecks.js"
 import { TestApp, TestServerLive } from "./support/TestServer.js"
 import { inMonth } from "./support/WebPages.js"
 
 /** Screenshots of the backlink health pages for people to look at, light and dark, at each screen width. */
 const SHOTS = process.env["BACKLINK_SHOTS_DIR"] ?? "/tmp/hpage-shots"
 
-/** The whole page, and the part `detail` finds (the backlinks lists) on its own, close enough to read. */
-const shot = (page: Page, name: string, detail?: string) =>
-  inBrowser(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    const width = page.viewportSize()?.width ?? 0
-    for (const colorScheme of ["light", "dark"] as const) {
-      await page.emulateMedia({ colorScheme })
-      await page.screenshot({ path: join(SHOTS, `${name}-${colorScheme}-${width}.png`), fullPage: true })
-      if (detail !== undefined) {
-        await page.locator(detail).screenshot({ path: join(SHOTS, `${name}-detail-${colorScheme}-${width}.png`) })
-      }
-    }
-    await page.emulateMedia({ colorScheme: "light" })
-  })
+const shot = shotsIn(SHOTS)
 
 /** A website with backlinks in every state, the lost ones with their checks, as the checker leaves them. */
 const backlinksInEveryState = (siteId: SiteId) =>
@@ -196,26 +180,13 @@ describe.runIf(browserAvailable())("in a browser", () => {
         const { page, email, siteId } = yield* visitor(PHONE)
         yield* backlinksInEveryState(siteId)
         yield* signIn(page, email, `/sites/${siteId}`)
-        const rows = yield* inBrowser(() =>
-          page
-            .getByRole("region", { name: "Industry backlinks, newest first" })
-            .locator("tbody tr")
-            .evaluateAll((all) =>
-              all.map((row) => {
-                const box = (element: Element | null) => element!.getBoundingClientRect()
-                const name = box(row.querySelector("th"))
-                const badge = box(row.querySelector("td.plain"))
-                const values = [...row.querySelectorAll("td:not(.plain)")].map((cell) => box(cell))
-                return {
-                  badgeBesideName: badge.top < name.bottom && badge.left >= name.right,
-                  valuesBelow: values.every((value) => value.top >= name.bottom),
-                  fitsIn: row.scrollWidth <= row.clientWidth
-                }
-              })
-            )
+        const rows = yield* compactRowLayout(
+          page.getByRole("region", { name: "Industry backlinks, newest first" }).locator("tbody tr")
         )
         assert.strictEqual(rows.length, 3)
-        for (const row of rows) assert.deepStrictEqual(row, { badgeBesideName: true, valuesBelow: true, fitsIn: true })
+        for (const row of rows) {
+          assert.isTrue(row.badgeBesideName && row.valuesBelow && row.fitsIn, JSON.stringify(row))
+        }
       })
     )
   })
