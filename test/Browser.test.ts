@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import type { Page } from "playwright-core"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
 import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
-import { checkPage, PHONE, SCREENS, tabThrough } from "./support/PageChecks.js"
+import { checkPage, compactRowLayout, PHONE, SCREENS, tabThrough } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
 import { inMonth } from "./support/WebPages.js"
 
@@ -110,7 +110,8 @@ describe.runIf(browserAvailable())("in a browser", () => {
           assert.strictEqual(backlinks[11], `${monthName(0)} | 2 | 1 | 3`)
           assert.strictEqual(backlinks[10], `${monthName(1)} | 0 | 2 | 2`)
           assert.strictEqual(backlinks[8], `${monthName(3)} | 1 | 0 | 1`)
-          assert.strictEqual(yield* inBrowser(() => page.locator("svg.chart rect").count()), 3 + 4)
+          const bars = "#chart-articles-caption ~ svg rect, #chart-backlinks-caption ~ svg rect"
+          assert.strictEqual(yield* inBrowser(() => page.locator(bars).count()), 3 + 4)
           yield* checkPage(page, "website")
 
           yield* follow(page, () => page.getByRole("link", { name: "Last month" }).click())
@@ -225,24 +226,7 @@ describe.runIf(browserAvailable())("in a browser", () => {
           }
           yield* signIn(page, email, `/sites/${siteId}`)
           const rows = (table: string) => page.getByRole("region", { name: table }).locator("tbody tr")
-          /** Where each part of a row is drawn: its name, its status badge and its other values. */
-          const layoutOf = (table: string) =>
-            inBrowser(() =>
-              rows(table).evaluateAll((all) =>
-                all.map((row) => {
-                  const box = (element: Element | null) => element!.getBoundingClientRect()
-                  const name = box(row.querySelector("th"))
-                  const badge = box(row.querySelector("td.plain"))
-                  const values = [...row.querySelectorAll("td:not(.plain)")].map((cell) => box(cell))
-                  return {
-                    badgeBesideName: badge.top < name.bottom && badge.left >= name.right,
-                    valuesBelow: values.every((value) => value.top >= name.bottom),
-                    lines: new Set(values.map((value) => Math.round(value.top))).size,
-                    fitsIn: row.scrollWidth <= row.clientWidth
-                  }
-                })
-              )
-            )
+          const layoutOf = (table: string) => compactRowLayout(rows(table))
           const articles = yield* layoutOf("Articles, newest first")
           assert.strictEqual(articles.length, 20)
           for (const row of articles) {

@@ -1,27 +1,15 @@
-import { mkdirSync } from "node:fs"
-import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import type { Page } from "playwright-core"
 import { browserAvailable, ChromiumLive, inBrowser } from "./support/Browser.js"
 import { follow, signIn, startClock, text, visitor } from "./support/BrowserFlows.js"
-import { checkPage, SCREENS, tabThrough } from "./support/PageChecks.js"
+import { checkPage, SCREENS, shotsIn, tabThrough } from "./support/PageChecks.js"
 import { TestServerLive } from "./support/TestServer.js"
 
 /** Screenshots of the webhook pages for people to look at, light and dark, at each screen width. */
 const SHOTS = process.env["WEBHOOK_SHOTS_DIR"] ?? "/tmp/h5-shots"
 
-const shot = (page: Page, name: string) =>
-  inBrowser(async () => {
-    mkdirSync(SHOTS, { recursive: true })
-    const width = page.viewportSize()?.width ?? 0
-    for (const colorScheme of ["light", "dark"] as const) {
-      await page.emulateMedia({ colorScheme })
-      await page.screenshot({ path: join(SHOTS, `${name}-${colorScheme}-${width}.png`), fullPage: true })
-    }
-    await page.emulateMedia({ colorScheme: "light" })
-  })
+const shot = shotsIn(SHOTS)
 
 /** A public address that needs no name service: nothing is fetched when an endpoint is created. */
 const PUBLIC_URL = "https://93.184.215.14/hooks/content-service"

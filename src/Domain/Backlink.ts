@@ -4,6 +4,7 @@ import { BacklinkId, SiteId } from "./Ids.js"
 import { CheckOutcome, LinkRel, LostReason } from "./LinkCheck.js"
 
 export const BacklinkStatus = Schema.Literal("pending", "live", "lost")
+export type BacklinkStatus = typeof BacklinkStatus.Type
 export const AnchorType = Schema.Literal("exact_match", "partial_match", "branded", "naked_url", "generic")
 export const BacklinkCategory = Schema.Literal("industry", "local")
 export type BacklinkCategory = typeof BacklinkCategory.Type

@@ -1,11 +1,15 @@
 import type { MonthStats, Stats } from "../Domain/Stats.js"
 import { html, SafeHtml } from "./Markup.js"
 
-/** One series of a bar chart; `key` is also its class, which colours its bars and its legend swatch. */
+/**
+ * One series of a bar chart; `key` is also its class, which colours its bars and its legend swatch. A `hatched` series
+ * is drawn striped, so that it is told apart from the others by more than its colour.
+ */
 export interface ChartSeries {
-  readonly key: "articles" | "industry" | "local"
+  readonly key: "articles" | "industry" | "local" | "live" | "lost" | "pending"
   readonly label: string
   readonly values: ReadonlyArray<number>
+  readonly hatched?: boolean
 }
 
 const MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"] as const
@@ -50,7 +54,7 @@ const RIGHT = 4
 const TOP = 16
 const BOTTOM = 34
 
-const svg = (months: ReadonlyArray<string>, series: ReadonlyArray<ChartSeries>) => {
+const svg = (id: string, months: ReadonlyArray<string>, series: ReadonlyArray<ChartSeries>) => {
   const totals = months.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))
   const step = gridStep(Math.max(0, ...totals))
   const top = Math.max(step, Math.ceil(Math.max(0, ...totals) / step) * step)
@@ -60,6 +64,12 @@ const svg = (months: ReadonlyArray<string>, series: ReadonlyArray<ChartSeries>) 
   const barWidth = Math.min(24, slot * 0.64)
   const round = (n: number) => Math.round(n * 10) / 10
   const parts: Array<string> = []
+  const hatchOf = (s: ChartSeries) => `${id}-${s.key}-hatch`
+  for (const s of series.filter((s) => s.hatched === true)) {
+    parts.push(
+      `<defs><pattern id="${hatchOf(s)}" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect class="${s.key} hatch-ground" width="6" height="6"/><path class="${s.key} hatch-line" d="M0 0V6" stroke-width="3"/></pattern></defs>`
+    )
+  }
   for (let tick = 0; tick <= top; tick += step) {
     parts.push(
       `<line class="grid" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${round(y(tick))}" y2="${round(y(tick))}"/>`,
@@ -74,8 +84,9 @@ const svg = (months: ReadonlyArray<string>, series: ReadonlyArray<ChartSeries>) 
       const value = s.values[i] ?? 0
       if (value > 0) {
         const height = round(y(base) - y(base + value))
+        const fill = s.hatched === true ? ` fill="url(#${hatchOf(s)})"` : ""
         parts.push(
-          `<rect class="${s.key}" x="${x}" y="${round(y(base + value))}" width="${round(barWidth)}" height="${height}" rx="2"><title>${monthName(month)}: ${value} ${escapeText(s.label.toLowerCase())}</title></rect>`
+          `<rect class="${s.key}${s.hatched === true ? " hatched" : ""}"${fill} x="${x}" y="${round(y(base + value))}" width="${round(barWidth)}" height="${height}" rx="2"><title>${monthName(month)}: ${value} ${escapeText(s.label.toLowerCase())}</title></rect>`
         )
       }
       base += value
@@ -104,7 +115,8 @@ const escapeText = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "
 
 /**
  * A bar chart of values per month, drawn as SVG (stacked when there are several series), with its figures as a table
- * for screen readers: the drawing itself is hidden from them, the table says the same month by month.
+ * for screen readers: the drawing itself is hidden from them, the table says the same month by month. The table is
+ * hidden in a box of its own, which clips it: a table is never narrower than its columns, however it is styled.
  */
 export const monthlyChart = (options: {
   readonly id: string
@@ -118,9 +130,9 @@ export const monthlyChart = (options: {
 <figcaption id="${id}-caption">${options.caption}<span class="period-range">${
     months.length === 0 ? "" : `${monthName(months[0]!)} to ${monthName(months[months.length - 1]!)}`
   }</span></figcaption>
-${svg(months, series)}
-${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`<li class="${s.key}">${s.label}</li>`)}</ul>` : null}
-<table class="visually-hidden">
+${svg(id, months, series)}
+${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`<li class="${s.key}${s.hatched === true ? " hatched" : ""}">${s.label}</li>`)}</ul>` : null}
+<div class="visually-hidden"><table>
 <caption>${options.caption}</caption>
 <thead><tr><th scope="col">Month</th>${series.map((s) => html`<th scope="col" class="num">${s.label}</th>`)}${
     several ? html`<th scope="col" class="num">Total</th>` : null
@@ -131,7 +143,7 @@ ${several ? html`<ul class="legend" aria-hidden="true">${series.map((s) => html`
         several ? html`<td class="num">${series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0)}</td>` : null
       }</tr>`
   )}</tbody>
-</table>
+</table></div>
 </figure>`
 }
 
@@ -145,8 +157,34 @@ export const countsList = (
 <div><dt>Local backlinks</dt><dd>${counts.backlinks_local}</dd></div>
 </dl>`
 
-/** The month charts of a website: articles published, and backlinks acquired by category, month by month. */
-export const monthCharts = (months: ReadonlyArray<MonthStats>) => html`<div class="charts">
+/**
+ * The backlinks acquired each month by how they stand now: live, lost (striped) and pending (not yet found, or
+ * not known), whose sum is the month's backlinks acquired.
+ */
+const healthChart = (months: ReadonlyArray<MonthStats>) =>
+  monthlyChart({
+    id: "chart-health",
+    caption: "Backlinks acquired per month, live and lost now",
+    months: months.map((m) => m.month),
+    series: [
+      { key: "live", label: "Live", values: months.map((m) => m.backlinks_live) },
+      { key: "lost", label: "Lost", values: months.map((m) => m.backlinks_lost), hatched: true },
+      {
+        key: "pending",
+        label: "Pending",
+        values: months.map((m) => Math.max(0, m.backlinks_acquired - m.backlinks_live - m.backlinks_lost))
+      }
+    ]
+  })
+
+/**
+ * The month charts of a website: articles published, and backlinks acquired by category, month by month; with
+ * `health`, also how the backlinks of each month stand now (the website page).
+ */
+export const monthCharts = (
+  months: ReadonlyArray<MonthStats>,
+  options: { readonly health?: boolean } = {}
+) => html`<div class="charts">
 ${monthlyChart({
   id: "chart-articles",
   caption: "Articles published per month",
@@ -162,4 +200,5 @@ ${monthlyChart({
     { key: "local", label: "Local", values: months.map((m) => m.backlinks_local) }
   ]
 })}
+${options.health === true ? healthChart(months) : null}
 </div>`

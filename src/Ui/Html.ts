@@ -30,14 +30,17 @@ export const brand = (href?: string) => {
     : html`<a class="brand" href="${href}">${inner}</a>`
 }
 
-/** A small page on its own (sign-in, consent): the product's name above a card, no navigation, no scripts. */
-export const page = (title: string, main: SafeHtml): string =>
+/**
+ * A small page on its own (sign-in, consent): the product's name above a card, no navigation, no scripts. A `wide`
+ * card holds a page of reading (the link checker's).
+ */
+export const page = (title: string, main: SafeHtml, options: { readonly wide?: boolean } = {}): string =>
   html`<!doctype html>
 <html lang="en">
 ${head(title)}
 <body>
 <header class="site"><div class="bar">${brand()}</div></header>
-<main class="card">
+<main class="${options.wide === true ? "card wide" : "card"}">
 ${main}
 </main>
 </body>

@@ -77,16 +77,22 @@ export const periodHeading = (view: PeriodView, stats: Stats) => {
 
 /**
  * The period picker: the presets as links, a month and a range of days as small GET forms. Each keeps the article
- * status filter and search; paging starts again from the first page.
+ * status filter and search and the backlinks' status filter; paging starts again from the first page.
  */
 export const periodPicker = (
   siteId: number,
-  view: { readonly period: PeriodView; readonly status: string | undefined; readonly q: string | undefined }
+  view: {
+    readonly period: PeriodView
+    readonly status: string | undefined
+    readonly q: string | undefined
+    readonly backlink_status: string | undefined
+  }
 ) => {
   const action = `/sites/${siteId}#summary`
   const kept = new URLSearchParams()
   if (view.status !== undefined) kept.set("status", view.status)
   if (view.q !== undefined) kept.set("q", view.q)
+  if (view.backlink_status !== undefined) kept.set("backlink_status", view.backlink_status)
   const keepList = [...kept].map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)
   const presetHref = (period: Preset) => {
     const params = periodParams({ kind: "preset", period })

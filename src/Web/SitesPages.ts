@@ -1,11 +1,12 @@
 import type { ArticleStatus, ListedArticle } from "../Domain/Article.js"
-import type { Backlink, BacklinkCategory } from "../Domain/Backlink.js"
+import type { Backlink, BacklinkCategory, BacklinkStatus } from "../Domain/Backlink.js"
 import type { PageMeta } from "../Domain/Pagination.js"
 import { MAX_SEARCH_CHARACTERS } from "../Domain/Search.js"
 import type { Site } from "../Domain/Site.js"
 import type { MonthStats, Stats } from "../Domain/Stats.js"
 import { countsList, monthCharts } from "../Ui/Charts.js"
 import { html, userText, userTextOr, visibleControls } from "../Ui/Html.js"
+import { BACKLINK_STATUSES, healthBadge, healthNotes, lastChecked, statusNames } from "./BacklinkHealth.js"
 import { externalLink, layout, none, pager, stackedTable, tableWrap, timestamp, type Viewer } from "./Layout.js"
 import { type PeriodView, periodHeading, periodParams, periodPicker } from "./PeriodPicker.js"
 
@@ -56,6 +57,8 @@ export interface SiteView {
   /** The articles' search, as the list accepted it (none when the box was empty or the search was refused). */
   readonly q: string | undefined
   readonly page: number
+  /** The backlinks' status filter (`backlink_status`): only live, lost or pending ones. */
+  readonly backlink_status: BacklinkStatus | undefined
   readonly industry_page: number
   readonly local_page: number
 }
@@ -66,6 +69,7 @@ export const siteHref = (siteId: number, view: SiteView, fragment = "") => {
   if (view.status !== undefined) params.set("status", view.status)
   if (view.q !== undefined) params.set("q", view.q)
   if (view.page !== 1) params.set("page", String(view.page))
+  if (view.backlink_status !== undefined) params.set("backlink_status", view.backlink_status)
   if (view.industry_page !== 1) params.set("industry_page", String(view.industry_page))
   if (view.local_page !== 1) params.set("local_page", String(view.local_page))
   const query = params.toString()
@@ -80,6 +84,7 @@ const hiddenFields = (params: URLSearchParams) =>
 const statusFilter = (site: Site, view: SiteView) => {
   const keep = periodParams(view.period)
   if (view.q !== undefined) keep.set("q", view.q)
+  if (view.backlink_status !== undefined) keep.set("backlink_status", view.backlink_status)
   return html`<form method="get" action="/sites/${site.id}#articles" class="inline">
 ${hiddenFields(keep)}
 <div><label for="status">Status</label>
@@ -108,6 +113,7 @@ export interface SearchBox {
 const searchForm = (site: Site, view: SiteView, box: SearchBox, found: number) => {
   const keep = periodParams(view.period)
   if (view.status !== undefined) keep.set("status", view.status)
+  if (view.backlink_status !== undefined) keep.set("backlink_status", view.backlink_status)
   const invalid = box.error === undefined ? null : html` aria-invalid="true" aria-describedby="article-search-error"`
   return html`<form method="get" action="/sites/${site.id}#articles" role="search" aria-label="Articles" class="inline search">
 ${hiddenFields(keep)}
@@ -155,24 +161,32 @@ const articlesTable = (articles: Listed<ListedArticle>, searched: boolean) =>
         ])
       })
 
-const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>) =>
+/** A backlink's name in the lists: its source's domain (or address), linking to its page with its checks. */
+const backlinkName = (link: Backlink) =>
+  html`<a href="/backlinks/${link.id}">${userTextOr(link.source_domain ?? link.source_url, `Backlink ${link.id}`)}</a>`
+
+const backlinksTable = (caption: string, backlinks: Listed<Backlink>) =>
   backlinks.data.length === 0
     ? html`<p>No backlinks${backlinks.meta.total === 0 ? null : html` on this page`}.</p>`
     : stackedTable({
-        caption: `${categoryTitle[category]}, newest first`,
+        caption,
         columns: [
           { label: "Source" },
+          { label: "Status", plain: true },
+          { label: "Health" },
           { label: "Anchor text" },
           { label: "Anchor type" },
-          { label: "Status", plain: true },
+          { label: "Last checked" },
           { label: "Acquired" }
         ],
         compact: true,
         rows: backlinks.data.map((link) => [
-          externalLink(link.source_url, link.source_domain),
+          backlinkName(link),
+          healthBadge(link.status),
+          healthNotes(link),
           userTextOr(link.anchor_text, none),
           link.anchor_type?.replace("_", " ") ?? none,
-          badge(link.status),
+          lastChecked(link.last_checked_at),
           timestamp(link.acquired_at)
         ])
       })
@@ -180,8 +194,33 @@ const backlinksTable = (category: BacklinkCategory, backlinks: Listed<Backlink>)
 const categoryTitle: Record<BacklinkCategory, string> = { industry: "Industry backlinks", local: "Local backlinks" }
 
 /**
+ * The backlinks' status filter as links (all, live, lost, pending), the current one marked; each keeps the period,
+ * the articles' filter, search and page, and starts the backlinks again from their first pages.
+ */
+const backlinkFilter = (siteId: number, view: SiteView) => {
+  const hrefFor = (backlink_status: BacklinkStatus | undefined) =>
+    siteHref(siteId, { ...view, backlink_status, industry_page: 1, local_page: 1 }, "#backlinks")
+  const item = (status: BacklinkStatus | undefined, label: string) =>
+    view.backlink_status === status
+      ? html`<strong aria-current="true">${label}</strong>`
+      : html`<a href="${hrefFor(status)}">${label}</a>`
+  return html`<nav class="filters" aria-label="Show backlinks">
+${item(undefined, "All")}
+${BACKLINK_STATUSES.map((status) => item(status, statusNames[status]))}
+</nav>`
+}
+
+/** The backlinks' heading and the line that says how many stand now. */
+const backlinksIntro = (stats: Stats, view: SiteView) => html`<h2 id="backlinks">Backlinks${
+  view.backlink_status === undefined ? null : html`: ${statusNames[view.backlink_status].toLowerCase()} only`
+}</h2>
+<p>As the link checks last saw them, <strong>${stats.backlinks_live}</strong> live and
+<strong>${stats.backlinks_lost}</strong> lost, of all this website's backlinks. Each backlink's page shows its last
+checks; <a href="/link-checker">how the links are checked</a>.</p>`
+
+/**
  * `GET /sites/:id`: the counts of the chosen period (with the picker), the last twelve months as charts, the
- * articles (searched, filtered, paged), the backlinks by category (paged). `periodError` says why a chosen period was refused
+ * articles (searched, filtered, paged), the backlinks by category (filtered by status, paged). `periodError` says why a chosen period was refused
  * (the counts are then this month's).
  */
 export const sitePage = (options: {
@@ -198,14 +237,19 @@ export const sitePage = (options: {
   const { site, view } = options
   const backlinks = (category: BacklinkCategory) => {
     const key = category === "industry" ? "industry_page" : "local_page"
+    const which =
+      view.backlink_status === undefined
+        ? categoryTitle[category]
+        : `${categoryTitle[category]}, ${view.backlink_status} only`
     return html`<section aria-labelledby="${category}-backlinks">
-<h3 id="${category}-backlinks">${categoryTitle[category]} (${options.backlinks[category].meta.total})</h3>
-${backlinksTable(category, options.backlinks[category])}
+<h3 id="${category}-backlinks">${which} (${options.backlinks[category].meta.total})</h3>
+${backlinksTable(`${which}, newest first`, options.backlinks[category])}
 ${pager(`Pages of ${category} backlinks`, options.backlinks[category].meta, (page) =>
   siteHref(site.id, { ...view, [key]: page }, `#${category}-backlinks`)
 )}
 </section>`
   }
+
   return layout({
     title: siteName(site),
     viewer: options.viewer,
@@ -221,15 +265,18 @@ ${countsList(options.stats)}
 </section>
 <section aria-labelledby="months">
 <h2 id="months">The last 12 months</h2>
-${monthCharts(options.months)}
+${monthCharts(options.months, { health: true })}
 </section>
 <h2 id="articles">Articles (${options.articles.meta.total})</h2>
 ${searchForm(site, view, options.search, options.articles.meta.total)}
 ${statusFilter(site, view)}
 ${articlesTable(options.articles, view.q !== undefined)}
 ${pager("Pages of articles", options.articles.meta, (page) => siteHref(site.id, { ...view, page }, "#articles"))}
-<h2>Backlinks</h2>
+<section aria-labelledby="backlinks">
+${backlinksIntro(options.stats, view)}
+${backlinkFilter(site.id, view)}
 ${backlinks("industry")}
-${backlinks("local")}`
+${backlinks("local")}
+</section>`
   })
 }

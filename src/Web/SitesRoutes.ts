@@ -4,13 +4,14 @@ import { SitePath } from "../Api/Paths.js"
 import { Articles } from "../Articles/Articles.js"
 import { Backlinks } from "../Backlinks/Backlinks.js"
 import type { ArticleStatus } from "../Domain/Article.js"
-import type { BacklinkCategory } from "../Domain/Backlink.js"
+import type { BacklinkCategory, BacklinkStatus } from "../Domain/Backlink.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
 import type { SiteId } from "../Domain/Ids.js"
 import { pageNumberOf } from "../Domain/Pagination.js"
 import { ArticlesQuery } from "../Domain/Queries.js"
 import { Sites } from "../Sites/Sites.js"
 import { Stats } from "../Stats/Stats.js"
+import { BACKLINK_STATUSES } from "./BacklinkHealth.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther, sendPage, type Viewer } from "./Layout.js"
 import { periodQueryOf, periodViewOf, THIS_MONTH as THIS_MONTH_VIEW } from "./PeriodPicker.js"
@@ -26,6 +27,9 @@ const pageNumber = (value: string | null) => pageNumberOf(value, 999_999)
 
 const statusOf = (value: string | null): ArticleStatus | undefined =>
   ARTICLE_STATUSES.find((status) => status === value)
+
+const backlinkStatusOf = (value: string | null): BacklinkStatus | undefined =>
+  BACKLINK_STATUSES.find((status) => status === value)
 
 const searchOf = (url: string) => new URL(url, "http://localhost").searchParams
 
@@ -48,7 +52,8 @@ const searchOfBox = (typed: string): Either.Either<string | undefined, string> =
 /**
  * `GET /` (to the websites), `GET /sites` (the account's websites with this month's counts) and `GET /sites/:id`
  * (one website: this month's counts, its articles by status or by a search, as `GET …/articles` lists them, its
- * backlinks by category). Another account's website
+ * backlinks by category, by status too with `backlink_status`, as `GET …/backlinks?status=` lists them). Another
+ * account's website
  * is a 404, exactly like a missing one.
  */
 export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
@@ -106,7 +111,12 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const site = yield* sites.requireReadable(viewer.credential, siteId)
         const backlinksOf = (category: BacklinkCategory, page: number) =>
-          backlinks.list(viewer.credential, siteId, { category, page, per_page: ITEMS_PER_PAGE })
+          backlinks.list(viewer.credential, siteId, {
+            category,
+            status: view.backlink_status,
+            page,
+            per_page: ITEMS_PER_PAGE
+          })
         const shown = yield* Effect.all(
           {
             period: periodCounts(viewer, siteId, search),
@@ -154,6 +164,7 @@ export const SitesRoutesLive = HttpApiBuilder.Router.use((router) =>
             status: statusOf(search.get("status")),
             q: Either.getOrUndefined(q),
             page: pageNumber(search.get("page")),
+            backlink_status: backlinkStatusOf(search.get("backlink_status")),
             industry_page: pageNumber(search.get("industry_page")),
             local_page: pageNumber(search.get("local_page"))
           }

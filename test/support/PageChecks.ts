@@ -1,8 +1,9 @@
-import { readFileSync } from "node:fs"
+import { mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { join } from "node:path"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Page } from "playwright-core"
+import type { Locator, Page } from "playwright-core"
 import { inBrowser, screenshot } from "./Browser.js"
 
 /** The two screens every page is checked on: a desktop window and a small phone. */
@@ -114,3 +115,43 @@ export const tabThrough = (page: Page, presses: number) =>
     }
     return names
   })
+
+/**
+ * Screenshots for people to look at, into `dir`: the whole page as `<name>-<scheme>-<width>.png`, light and dark, and
+ * with `detail` (a selector) that part alone too, close enough to read, as `<name>-detail-<scheme>-<width>.png`.
+ */
+export const shotsIn = (dir: string) => (page: Page, name: string, detail?: string) =>
+  inBrowser(async () => {
+    mkdirSync(dir, { recursive: true })
+    const width = page.viewportSize()?.width ?? 0
+    for (const colorScheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme })
+      await page.screenshot({ path: join(dir, `${name}-${colorScheme}-${width}.png`), fullPage: true })
+      if (detail !== undefined) {
+        await page.locator(detail).screenshot({ path: join(dir, `${name}-detail-${colorScheme}-${width}.png`) })
+      }
+    }
+    await page.emulateMedia({ colorScheme: "light" })
+  })
+
+/**
+ * Where each part of a compact table's rows (`rows`) is drawn on a phone: whether the status badge (`td.plain`) is
+ * beside the row's name, the other values below it, on how many lines, and whether the row fits its width.
+ */
+export const compactRowLayout = (rows: Locator) =>
+  inBrowser(() =>
+    rows.evaluateAll((all) =>
+      all.map((row) => {
+        const box = (element: Element | null) => element!.getBoundingClientRect()
+        const name = box(row.querySelector("th"))
+        const badge = box(row.querySelector("td.plain"))
+        const values = [...row.querySelectorAll("td:not(.plain)")].map((cell) => box(cell))
+        return {
+          badgeBesideName: badge.top < name.bottom && badge.left >= name.right,
+          valuesBelow: values.every((value) => value.top >= name.bottom),
+          lines: new Set(values.map((value) => Math.round(value.top))).size,
+          fitsIn: row.scrollWidth <= row.clientWidth
+        }
+      })
+    )
+  )
