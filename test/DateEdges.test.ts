@@ -82,7 +82,8 @@ layer(TestServerLive)("dates at the ends of years 0001-9999", (it) => {
   })
 
   describe("stats", () => {
-    const counts = (siteId: SiteId, from: string, to: string, articles: number) => ({
+    // `live`: the website's backlinks that are live now, whenever acquired (all of them here).
+    const counts = (siteId: SiteId, from: string, to: string, articles: number, live: number) => ({
       data: {
         site_id: siteId,
         from,
@@ -90,7 +91,9 @@ layer(TestServerLive)("dates at the ends of years 0001-9999", (it) => {
         articles_published: articles,
         backlinks_acquired: articles,
         backlinks_industry: articles,
-        backlinks_local: 0
+        backlinks_local: 0,
+        backlinks_live: live,
+        backlinks_lost: 0
       }
     })
 
@@ -132,7 +135,7 @@ layer(TestServerLive)("dates at the ends of years 0001-9999", (it) => {
           yield* edgesOf(siteId, days)
           const { status, body } = yield* get(`/api/v1/sites/${siteId}/stats?${query}`, key)
           assert.strictEqual(status, 200)
-          assert.deepStrictEqual(body, counts(siteId, counted[0], counted[1], counted[2]))
+          assert.deepStrictEqual(body, counts(siteId, counted[0], counted[1], counted[2], 2 * days.length))
         })
       )
     }

@@ -31,30 +31,36 @@ const countRows = (
   dated: string,
   siteId: SiteId,
   filter: { readonly from?: string | undefined; readonly to?: string | undefined },
-  [column, value]: readonly [string, string | undefined]
+  equal: ReadonlyArray<readonly [string, string | undefined]>
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ n: number }>`select count(*)::int as n from ${sql(table)} where ${sql.and([
       sql`site_id = ${siteId}`,
-      ...(value === undefined ? [] : [sql`${sql(column)} = ${value}`]),
+      ...equal.flatMap(([column, value]) => (value === undefined ? [] : [sql`${sql(column)} = ${value}`])),
       ...withinUtcDays(sql, dated, filter)
     ])}`.pipe(Effect.map((rows) => rows[0]!.n))
   ).pipe(Effect.orDie)
 
 /** count(*) of the articles the list shows for `filter`. */
 const countArticles = (siteId: SiteId, filter: ArticleFilter) =>
-  countRows("articles", "published_at", siteId, filter, ["status", filter.status])
+  countRows("articles", "published_at", siteId, filter, [["status", filter.status]])
 
 /** count(*) of the backlinks the list shows for `filter`. */
 const countBacklinks = (siteId: SiteId, filter: BacklinkFilter) =>
-  countRows("backlinks", "acquired_at", siteId, filter, ["category", filter.category])
+  countRows("backlinks", "acquired_at", siteId, filter, [
+    ["category", filter.category],
+    ["status", filter.status]
+  ])
 
 /** What the stats must say for `from`..`to`, counted row by row. */
 const countStats = (siteId: SiteId, range: { readonly from: string; readonly to: string }) =>
   Effect.all({
     articles_published: countArticles(siteId, { ...range, status: "published" }),
     backlinks_industry: countBacklinks(siteId, { ...range, category: "industry" }),
-    backlinks_local: countBacklinks(siteId, { ...range, category: "local" })
+    backlinks_local: countBacklinks(siteId, { ...range, category: "local" }),
+    // Live and lost now, whenever acquired: not bounded by the range.
+    backlinks_live: countBacklinks(siteId, { status: "live" }),
+    backlinks_lost: countBacklinks(siteId, { status: "lost" })
   })
 
 /**
@@ -68,9 +74,9 @@ const countTableDrift = (sites?: ReadonlyArray<SiteId>) =>
     const articles = sql`select site_id, (published_at at time zone 'UTC')::date, status, count(*)::int8
       from articles where ${of} group by 1, 2, 3`
     const articleCounts = sql`select site_id, day, status, count from article_day_counts where ${of}`
-    const backlinks = sql`select site_id, (acquired_at at time zone 'UTC')::date, category, count(*)::int8
-      from backlinks where ${of} group by 1, 2, 3`
-    const backlinkCounts = sql`select site_id, day, category, count from backlink_day_counts where ${of}`
+    const backlinks = sql`select site_id, (acquired_at at time zone 'UTC')::date, category, status, count(*)::int8
+      from backlinks where ${of} group by 1, 2, 3, 4`
+    const backlinkCounts = sql`select site_id, day, category, status, count from backlink_day_counts where ${of}`
     const [drift] = yield* sql<{ articles: number; backlinks: number; empty: number }>`
       select
         (select count(*)::int from (
@@ -110,12 +116,18 @@ const INSTANTS = [
 const DAYS = ["0001-01-01", "2026-02-28", "2026-03-01", "2026-03-02", "2026-03-03", "9999-12-31"] as const
 const STATUSES = ["draft", "scheduled", "published"] as const
 const CATEGORIES = ["industry", "local"] as const
+const BACKLINK_STATUSES = ["pending", "live", "lost"] as const
 const TIME_ZONES = ["UTC", "Pacific/Kiritimati", "America/Los_Angeles", "Asia/Kolkata"] as const
 
 const instant = fc.constantFrom(...INSTANTS)
 const articleFields = { site: fc.nat(1), status: fc.constantFrom(null, ...STATUSES), published_at: instant }
 const articleRow = fc.record(articleFields)
-const backlinkRow = fc.record({ site: fc.nat(1), category: fc.constantFrom(...CATEGORIES), acquired_at: instant })
+const backlinkRow = fc.record({
+  site: fc.nat(1),
+  category: fc.constantFrom(...CATEGORIES),
+  status: fc.constantFrom(null, ...BACKLINK_STATUSES),
+  acquired_at: instant
+})
 /** Every `every`-th row (by id) of the two websites. */
 const selection = { every: fc.integer({ min: 1, max: 4 }), offset: fc.nat(3) }
 
@@ -139,7 +151,12 @@ const step = fc.oneof(
     kind: fc.constant("update backlinks" as const),
     ...selection,
     set: fc.record(
-      { category: fc.constantFrom(...CATEGORIES), acquired_at: instant, site: fc.nat(1) },
+      {
+        category: fc.constantFrom(...CATEGORIES),
+        status: fc.constantFrom(null, ...BACKLINK_STATUSES),
+        acquired_at: instant,
+        site: fc.nat(1)
+      },
       { requiredKeys: [] }
     )
   }),
@@ -153,6 +170,7 @@ const filter = fc.record({
   to: day,
   status: fc.option(fc.constantFrom(...STATUSES), { nil: undefined }),
   category: fc.option(fc.constantFrom(...CATEGORIES), { nil: undefined }),
+  backlinkStatus: fc.option(fc.constantFrom(...BACKLINK_STATUSES), { nil: undefined }),
   page: fc.constantFrom(1, 2, 1000)
 })
 
@@ -215,6 +233,7 @@ const applyIn = (sql: SqlClient.SqlClient, sites: readonly [SiteId, SiteId], cha
             source_url: `https://news.example.org/${unique()}`,
             target_url: "https://example.com/",
             category: row.category,
+            status: row.status,
             acquired_at: row.acquired_at
           }))
         )}`
@@ -309,7 +328,9 @@ const assertApiTotalsExact = (accountId: AccountId, siteId: SiteId) =>
         {
           articles_published: stats.body.data.articles_published,
           backlinks_industry: stats.body.data.backlinks_industry,
-          backlinks_local: stats.body.data.backlinks_local
+          backlinks_local: stats.body.data.backlinks_local,
+          backlinks_live: stats.body.data.backlinks_live,
+          backlinks_lost: stats.body.data.backlinks_lost
         },
         expected,
         `stats ${range.from}..${range.to}`
@@ -348,7 +369,7 @@ layer(TestLive)("totals from the day counts", (it) => {
                     const articleFilter = { from: f.from, to: f.to, status: f.status }
                     const articleList = Option.getOrThrow(yield* articles.list(null, siteId, articleFilter, page))
                     assert.strictEqual(articleList.total, yield* countArticles(siteId, articleFilter))
-                    const backlinkFilter = { from: f.from, to: f.to, category: f.category }
+                    const backlinkFilter = { from: f.from, to: f.to, category: f.category, status: f.backlinkStatus }
                     const backlinkList = yield* backlinks.list(siteId, backlinkFilter, page)
                     assert.strictEqual(backlinkList.total, yield* countBacklinks(siteId, backlinkFilter))
                     if (f.from !== undefined && f.to !== undefined) {
@@ -436,7 +457,7 @@ layer(TestLive)("totals from the day counts", (it) => {
         )
         yield* apply(
           [siteId, other],
-          { kind: "insert backlinks", rows: [{ site: 0, category: "local", acquired_at: null }] },
+          { kind: "insert backlinks", rows: [{ site: 0, category: "local", status: "live", acquired_at: null }] },
           "UTC"
         )
         yield* sql`delete from sites where id = ${siteId}`
@@ -453,10 +474,11 @@ layer(TestLive)("totals from the day counts", (it) => {
       })
     )
 
-    it.effect("the migration counts the articles and backlinks that were there before it", () =>
+    it.effect("the migrations count the articles and backlinks that were there before them (by status too)", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        // The migrations up to 0009 in a schema of their own, some rows, then 0010; all rolled back.
+        // The migrations up to 0009 in a schema of their own, some rows, then 0010, and 0021 (which counts the
+        // backlinks by status too; it needs nothing of the ones between); all rolled back.
         const outcome = yield* Effect.gen(function* () {
           yield* sql`create schema before_counts`
           yield* sql`select set_config('search_path', 'before_counts', true)`
@@ -470,12 +492,13 @@ layer(TestLive)("totals from the day counts", (it) => {
               case when g % 5 = 0 then null else timestamptz '2026-03-01T00:00:00Z' + g * interval '7 hours' end
             from sites s, generate_series(1, 200) g`
           yield* sql`
-            insert into backlinks (site_id, source_url, target_url, category, acquired_at)
+            insert into backlinks (site_id, source_url, target_url, category, status, acquired_at)
             select s.id, 'https://news.example/' || g, 'https://before.example/',
-              case when g % 2 = 0 then 'local' else 'industry' end,
+              case when g % 2 = 0 then 'local' else 'industry' end, (array['pending', 'live', 'lost'])[1 + g % 3],
               case when g % 7 = 0 then null else timestamptz '2026-03-01T00:00:00Z' + g * interval '5 hours' end
             from sites s, generate_series(1, 100) g`
           for (const [name, text] of files) if (name.startsWith("0010")) yield* sql.unsafe(text)
+          for (const [name, text] of files) if (name.startsWith("0021")) yield* sql.unsafe(text)
           const drift = yield* countTableDrift()
           const [sums] = yield* sql<{ articles: number; backlinks: number }>`
             select (select sum(count)::int from article_day_counts) as articles,
