@@ -5,7 +5,7 @@ import { Events } from "../Events/Events.js"
 import { Jobs, jobKind } from "../Jobs/Jobs.js"
 import { CHECK_DAYS, Checker } from "../LinkChecks/Checker.js"
 import { linkCheckWork } from "../LinkChecks/Work.js"
-import { DELIVERY_WORKERS, Deliver } from "../Webhooks/Deliver.js"
+import { DELIVERY_BATCH, DELIVERY_WORKERS, Deliver } from "../Webhooks/Deliver.js"
 import { DeliveriesRepo } from "../Webhooks/DeliveriesRepo.js"
 import { DeliveryJob } from "../Webhooks/DeliveryJob.js"
 
@@ -46,7 +46,7 @@ export const BackgroundWorkLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const jobs = yield* Jobs
     const deliver = yield* Deliver
-    yield* jobs.work(DeliveryJob, DELIVERY_WORKERS, deliver.attempt)
+    yield* jobs.workBatches(DeliveryJob, { workers: DELIVERY_WORKERS, batchSize: DELIVERY_BATCH }, deliver.attemptAll)
     yield* jobs.work(UpkeepJob, 1, () => upkeep)
     yield* jobs.schedule(UpkeepJob, "7 * * * *", { hourly: true })
     yield* linkCheckWork
