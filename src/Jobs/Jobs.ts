@@ -174,7 +174,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
         yield* queue(kind)
         if (!working) return
         const context = yield* Effect.runtime<R>()
-        const pool = { ids: new Array<string>(), idle: new Set<string>() }
+        const pool = { ids: [] as string[], idle: new Set<string>() }
         pools.push(pool)
         for (let i = 0; i < options.workers; i++) {
           // pg-boss waits out the polling interval after every fetch, also one that found jobs: a worker whose batch
