@@ -38,9 +38,9 @@ const upkeep = Effect.gen(function* () {
 )
 
 /**
- * The background work of an instance, on the job queue (Jobs): webhook deliveries, DELIVERY_WORKERS at a time, the
- * link checks (LinkChecks/Work.ts), and the hourly upkeep, run by one instance each hour. With WORKERS=off (or in a command) the queues exist and jobs are
- * sent, but this instance runs none.
+ * The background work of an instance, on the job queue (Jobs): webhook deliveries, on DELIVERY_WORKERS workers taking up
+ * to DELIVERY_BATCH at a time, the link checks (LinkChecks/Work.ts), and the hourly upkeep, run by one instance each
+ * hour. With WORKERS=off (or in a command) the queues exist and jobs are sent, but this instance runs none.
  */
 export const BackgroundWorkLive = Layer.scopedDiscard(
   Effect.gen(function* () {
