@@ -291,6 +291,70 @@ layer(WebhookServerLive, { timeout: Duration.minutes(2), excludeTestServices: tr
     )
   })
 
+  describe("deliveries taken together", () => {
+    it.scoped(
+      "an event for five endpoints, one of which never answers: the other four are delivered and logged while it is still open",
+      () =>
+        Effect.gen(function* () {
+          const { id, key, accountId, endpointId: stuckId, rx: stuck } = yield* subscribed(neverAnswer)
+          const others = yield* Effect.forEach([1, 2, 3, 4], () =>
+            Effect.gen(function* () {
+              const secret = newSecret()
+              const rx = yield* receiver([secret])
+              return { rx, endpointId: yield* endpoint(accountId, rx.url, { secret }) }
+            })
+          )
+          yield* change(id, key)
+          for (const other of others) {
+            const [attempt] = yield* attemptsWhen(other.endpointId, 1)
+            assert.strictEqual(attempt!.status, 200)
+            assert.deepStrictEqual(
+              other.rx.received.map((message) => message.verified),
+              [[true]]
+            )
+          }
+          // The stuck delivery was made (its request is open), and its attempt is not over.
+          assert.strictEqual(stuck.received.length, 1)
+          assert.deepStrictEqual(yield* attemptsOf(stuckId), [])
+        })
+    )
+
+    it.scoped("two runs of the same jobs at once (an instance taken for dead) log each attempt once", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const { accountId } = yield* articleOfNewAccount()
+        const secret = newSecret()
+        // The receiver holds every answer until both runs have sent each message: both runs make their requests
+        // before either can record its attempt.
+        const held: Array<() => void> = []
+        const rx = yield* receiver([secret], (n, _req, res) => {
+          held.push(() => answerWith(200)(n, _req, res))
+          if (held.length === 6) for (const answer of held) answer()
+        })
+        const endpointIds = yield* Effect.forEach([1, 2, 3], () => endpoint(accountId, rx.url, { secret }))
+        // Deliveries written without jobs, so that only the runs below make them.
+        const batch = yield* Effect.forEach(endpointIds, (endpointId) =>
+          Effect.map(
+            sql<{ readonly id: number }>`insert into webhook_deliveries (endpoint_id, message_id, payload)
+              values (${endpointId}, ${`msg_twice_${endpointId}`}, ${JSON.stringify({ type: "test" })}::jsonb)
+              returning id`,
+            ([row]) => ({ delivery: Number(row!.id), attempt: 0 })
+          )
+        )
+        const deliver = yield* Deliver
+        yield* Effect.all([deliver.attemptAll(batch), deliver.attemptAll(batch)], { concurrency: 2 })
+        assert.strictEqual(rx.received.length, 6)
+        for (const endpointId of endpointIds) {
+          assert.deepStrictEqual(
+            (yield* attemptsOf(endpointId)).map((attempt) => attempt.status),
+            [200]
+          )
+          assert.deepInclude((yield* deliveriesOf(endpointId))[0]!, { state: "succeeded", attempts: 1 })
+        }
+      }).pipe(Effect.provide(Deliver.Default), Effect.provide(loopbackAllowed))
+    )
+  })
+
   describe("secrets", () => {
     it.scoped("during a rotation both secrets verify a delivery; after the overlap only the new one", () =>
       Effect.gen(function* () {

@@ -76,7 +76,8 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
           Effect.ignore
         )
     ).pipe(Effect.orDie)
-    const workers: Array<string> = []
+    /** Each queue's workers on this instance, and which of them are between runs (waiting, or fetching). */
+    const pools: Array<{ readonly ids: Array<string>; readonly idle: Set<string> }> = []
 
     // The queues this process created: pg-boss drops a job sent to a queue that does not exist, without an error.
     const created = new Set<string>()
@@ -134,9 +135,17 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
         )
       }).pipe(Effect.orDie)
 
-    /** Wakes this instance's workers, after a transaction that sent jobs has committed. */
+    /**
+     * Wakes this instance's workers, after a transaction that sent jobs has committed: one idle worker of each queue,
+     * which takes a batch (and wakes another when the batch was full); when every worker is running a batch, all of
+     * them, so that each asks again as soon as its batch is done.
+     */
     const wake = Effect.sync(() => {
-      for (const id of workers) boss.notifyWorker(id)
+      for (const pool of pools) {
+        const [idle] = pool.idle
+        if (idle !== undefined) boss.notifyWorker(idle)
+        else for (const id of pool.ids) boss.notifyWorker(id)
+      }
     })
 
     /**
@@ -149,25 +158,50 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
       concurrency: number,
       handle: (data: A) => Effect.Effect<void, never, R>
     ): Effect.Effect<void, never, R | Scope.Scope> =>
+      workBatches(kind, { workers: concurrency, batchSize: 1 }, (batch) => Effect.forEach(batch, handle))
+
+    /**
+     * Like `work`, but each worker takes up to `batchSize` jobs at once, with one statement, and `handle` gets them
+     * together; they are marked done together, with one statement, when it ends (or failed together, when it fails).
+     * For short jobs whose fetch and completion would otherwise cost as much as the work.
+     */
+    const workBatches = <A extends object, R>(
+      kind: JobKind<A>,
+      options: { readonly workers: number; readonly batchSize: number },
+      handle: (data: ReadonlyArray<A>) => Effect.Effect<unknown, never, R>
+    ): Effect.Effect<void, never, R | Scope.Scope> =>
       Effect.gen(function* () {
         yield* queue(kind)
         if (!working) return
         const context = yield* Effect.runtime<R>()
-        for (let i = 0; i < concurrency; i++) {
-          // pg-boss waits out the polling interval after every fetch, also one that found a job: a worker that has
-          // run a job asks again at once (it notifies itself), so that a backlog goes at the workers' pace, not at
-          // one job per worker every POLL_SECONDS.
-          let self: string | undefined
+        const pool = { ids: [] as string[], idle: new Set<string>() }
+        pools.push(pool)
+        for (let i = 0; i < options.workers; i++) {
+          // pg-boss waits out the polling interval after every fetch, also one that found jobs: a worker whose batch
+          // was full (so more may be waiting) wakes an idle one as it starts and asks again itself as it ends, so that
+          // a backlog goes at the workers' pace, not at one batch per worker every POLL_SECONDS. A batch that was not
+          // full emptied the queue: the jobs sent since have woken a worker (`wake`).
+          let self = ""
           const id = yield* Effect.tryPromise(() =>
-            boss.work<A>(kind.name, { batchSize: 1, pollingIntervalSeconds: POLL_SECONDS }, async ([job]) => {
-              if (job === undefined) return
-              const exit = await Runtime.runPromiseExit(context)(handle(job.data))
-              if (self !== undefined) boss.notifyWorker(self)
-              if (exit._tag === "Failure") throw new Error(Cause.pretty(exit.cause))
-            })
+            boss.work<A>(
+              kind.name,
+              { batchSize: options.batchSize, pollingIntervalSeconds: POLL_SECONDS },
+              async (batch) => {
+                if (batch.length === 0) return
+                const full = batch.length === options.batchSize
+                pool.idle.delete(self)
+                const [other] = pool.idle
+                if (full && other !== undefined) boss.notifyWorker(other)
+                const exit = await Runtime.runPromiseExit(context)(handle(batch.map((job) => job.data)))
+                pool.idle.add(self)
+                if (full) boss.notifyWorker(self)
+                if (exit._tag === "Failure") throw new Error(Cause.pretty(exit.cause))
+              }
+            )
           ).pipe(Effect.orDie)
           self = id
-          workers.push(id)
+          pool.ids.push(id)
+          pool.idle.add(id)
         }
         yield* Effect.addFinalizer(() => Effect.promise(() => boss.offWork(kind.name)).pipe(Effect.ignore))
       })
@@ -180,6 +214,6 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
           yield* Effect.tryPromise(() => boss.schedule(kind.name, cron, data, { tz: "UTC" })).pipe(Effect.orDie)
       })
 
-    return { queue, send, sendAll, wake, work, schedule }
+    return { queue, send, sendAll, wake, work, workBatches, schedule }
   })
 }) {}

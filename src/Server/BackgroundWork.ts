@@ -5,7 +5,7 @@ import { Events } from "../Events/Events.js"
 import { Jobs, jobKind } from "../Jobs/Jobs.js"
 import { CHECK_DAYS, Checker } from "../LinkChecks/Checker.js"
 import { linkCheckWork } from "../LinkChecks/Work.js"
-import { DELIVERY_WORKERS, Deliver } from "../Webhooks/Deliver.js"
+import { DELIVERY_BATCH, DELIVERY_WORKERS, Deliver } from "../Webhooks/Deliver.js"
 import { DeliveriesRepo } from "../Webhooks/DeliveriesRepo.js"
 import { DeliveryJob } from "../Webhooks/DeliveryJob.js"
 
@@ -38,15 +38,15 @@ const upkeep = Effect.gen(function* () {
 )
 
 /**
- * The background work of an instance, on the job queue (Jobs): webhook deliveries, DELIVERY_WORKERS at a time, the
- * link checks (LinkChecks/Work.ts), and the hourly upkeep, run by one instance each hour. With WORKERS=off (or in a command) the queues exist and jobs are
- * sent, but this instance runs none.
+ * The background work of an instance, on the job queue (Jobs): webhook deliveries, on DELIVERY_WORKERS workers taking up
+ * to DELIVERY_BATCH at a time, the link checks (LinkChecks/Work.ts), and the hourly upkeep, run by one instance each
+ * hour. With WORKERS=off (or in a command) the queues exist and jobs are sent, but this instance runs none.
  */
 export const BackgroundWorkLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const jobs = yield* Jobs
     const deliver = yield* Deliver
-    yield* jobs.work(DeliveryJob, DELIVERY_WORKERS, deliver.attempt)
+    yield* jobs.workBatches(DeliveryJob, { workers: DELIVERY_WORKERS, batchSize: DELIVERY_BATCH }, deliver.attemptAll)
     yield* jobs.work(UpkeepJob, 1, () => upkeep)
     yield* jobs.schedule(UpkeepJob, "7 * * * *", { hourly: true })
     yield* linkCheckWork

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, type Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 /** A delivery to attempt, with what its endpoint signs and sends with. */
 export const PendingDelivery = Schema.Struct({
@@ -22,7 +22,6 @@ export type PendingDelivery = typeof PendingDelivery.Type
 /** One attempt as it is recorded. */
 export interface AttemptRecord {
   readonly delivery: number
-  readonly endpoint: number
   /** The delivery's attempts before this one: the record applies only if no other run recorded it meanwhile. */
   readonly attempt: number
   readonly attemptedAt: Date
@@ -47,43 +46,81 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const load = SqlSchema.findOne({
-      Request: Schema.Number,
+    const loadAll = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Number),
       Result: PendingDelivery,
-      execute: (id) => sql`
+      execute: (ids) => sql`
         select d.id, d.endpoint_id, d.message_id, d.payload, d.state, d.attempts, d.created_at,
           w.url, w.enabled, w.secret, w.previous_secret, w.previous_secret_until, w.failing_since
         from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-        where d.id = ${id}`
+        where d.id in ${sql.in(ids)}`
     })
 
     /**
-     * Records an attempt in one transaction: the attempt, the delivery's new state, the endpoint's failing time (or
-     * its disabling). False when another run recorded this attempt first (then nothing is written).
+     * Records an attempt in one statement (so atomically, inside a transaction or not): the attempt, the delivery's
+     * new state, the endpoint's failing time (or its disabling). False when another run recorded this attempt first
+     * (then nothing is written). A success writes the endpoint's row only when it was failing: deliveries to one
+     * endpoint do not queue for its row lock.
      */
     const record = (attempt: AttemptRecord) =>
       Effect.gen(function* () {
         const state = attempt.succeeded ? "succeeded" : attempt.nextAt === undefined ? "failed" : "pending"
-        const updated = yield* sql`
-          update webhook_deliveries set attempts = attempts + 1, state = ${state},
-            next_attempt_at = ${attempt.nextAt ?? null}
-          where id = ${attempt.delivery} and attempts = ${attempt.attempt} and state = 'pending'
-          returning id`
-        if (updated.length === 0) return false
-        yield* sql`insert into webhook_attempts
-          (delivery_id, endpoint_id, attempted_at, status, duration_ms, response, error)
-          values (${attempt.delivery}, ${attempt.endpoint}, ${attempt.attemptedAt}, ${attempt.status},
-            ${attempt.durationMs}, ${storable(attempt.response)}, ${attempt.error})`
-        if (attempt.succeeded) {
-          yield* sql`update webhook_endpoints set failing_since = null where id = ${attempt.endpoint}`
-        } else {
-          yield* sql`update webhook_endpoints set
-              failing_since = coalesce(failing_since, ${attempt.attemptedAt}),
-              enabled = enabled and ${attempt.disable === undefined},
-              disabled_reason = coalesce(${attempt.disable ?? null}, disabled_reason)
-            where id = ${attempt.endpoint}`
-        }
-        return true
+        const endpoint = attempt.succeeded
+          ? sql`update webhook_endpoints w set failing_since = null
+              from d where w.id = d.endpoint_id and w.failing_since is not null`
+          : sql`update webhook_endpoints w set
+              failing_since = coalesce(w.failing_since, ${attempt.attemptedAt}::timestamptz),
+              enabled = w.enabled and ${attempt.disable === undefined}::boolean,
+              disabled_reason = coalesce(${attempt.disable ?? null}::text, w.disabled_reason)
+            from d where w.id = d.endpoint_id`
+        const [row] = yield* sql<{ readonly n: number }>`
+          with d as (
+            update webhook_deliveries set attempts = attempts + 1, state = ${state},
+              next_attempt_at = ${attempt.nextAt ?? null}::timestamptz
+            where id = ${attempt.delivery} and attempts = ${attempt.attempt} and state = 'pending'
+            returning id, endpoint_id
+          ), a as (
+            insert into webhook_attempts (delivery_id, endpoint_id, attempted_at, status, duration_ms, response, error)
+            select d.id, d.endpoint_id, ${attempt.attemptedAt}::timestamptz, ${attempt.status}::int,
+              ${attempt.durationMs}::int, ${storable(attempt.response)}::text, ${attempt.error}::text
+            from d
+          ), e as (${endpoint})
+          select count(*)::int as n from d`
+        return (row?.n ?? 0) > 0
+      })
+
+    /**
+     * Records successful attempts, several at once, in one statement (see `record`): the ids of the deliveries whose
+     * attempt it recorded (the others were recorded by another run first).
+     */
+    const recordSucceeded = (attempts: ReadonlyArray<AttemptRecord>) =>
+      Effect.gen(function* () {
+        const rows = attempts.map((attempt) => ({
+          delivery: attempt.delivery,
+          attempt: attempt.attempt,
+          attempted_at: attempt.attemptedAt.toISOString(),
+          status: attempt.status,
+          duration_ms: attempt.durationMs,
+          response: storable(attempt.response)
+        }))
+        const recorded = yield* sql<{ readonly id: number }>`
+          with r as (
+            select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(delivery bigint, attempt int,
+              attempted_at timestamptz, status int, duration_ms int, response text)
+          ), d as (
+            update webhook_deliveries w set attempts = w.attempts + 1, state = 'succeeded', next_attempt_at = null
+            from r where w.id = r.delivery and w.attempts = r.attempt and w.state = 'pending'
+            returning w.id, w.endpoint_id
+          ), a as (
+            insert into webhook_attempts (delivery_id, endpoint_id, attempted_at, status, duration_ms, response, error)
+            select d.id, d.endpoint_id, r.attempted_at, r.status, r.duration_ms, r.response, null
+            from d join r on r.delivery = d.id
+          ), e as (
+            update webhook_endpoints w set failing_since = null
+            from d where w.id = d.endpoint_id and w.failing_since is not null
+          )
+          select id from d`
+        return new Set(recorded.map((row) => Number(row.id)))
       })
 
     /** Deletes the deliveries and attempts older than DELIVERY_DAYS days; how many attempts. */
@@ -97,8 +134,13 @@ export class DeliveriesRepo extends Effect.Service<DeliveriesRepo>()("Webhooks/D
     })
 
     return {
-      load: (id: number) => load(id).pipe(Effect.orDie) as Effect.Effect<Option.Option<PendingDelivery>>,
+      /** The deliveries `ids` that still exist, with their endpoints, in one statement. */
+      loadAll: (ids: ReadonlyArray<number>) =>
+        ids.length === 0
+          ? Effect.succeed<ReadonlyArray<PendingDelivery>>([])
+          : (loadAll(ids).pipe(Effect.orDie) as Effect.Effect<ReadonlyArray<PendingDelivery>>),
       record: (attempt: AttemptRecord) => record(attempt).pipe(Effect.orDie),
+      recordSucceeded: (attempts: ReadonlyArray<AttemptRecord>) => recordSucceeded(attempts).pipe(Effect.orDie),
       prune: prune.pipe(Effect.orDie)
     }
   })
