@@ -1,20 +1,10 @@
-import { Command } from "@effect/cli"
-import { jsonOption, loadAndPrint } from "./Output.js"
+import { commandGroup, commandsIn } from "./Commands.js"
 
-const prune = Command.make(
+const prune = commandsIn(() => import("./Run/Audit.js"))(
   "prune",
-  { json: jsonOption },
-  loadAndPrint(
-    () => import("./Run/Audit.js"),
-    (run) => run.auditPrune
-  )
-).pipe(
-  Command.withDescription(
-    "Drop the call log's days older than AUDIT_RETENTION_DAYS (a running server also does hourly), and delete ended request-limit windows and expired idempotency keys."
-  )
+  "Drop the call log's days older than AUDIT_RETENTION_DAYS (a running server also does hourly), and delete ended request-limit windows and expired idempotency keys.",
+  {},
+  (run) => run.auditPrune
 )
 
-export const auditCommand = Command.make("audit").pipe(
-  Command.withDescription("Maintain the call log."),
-  Command.withSubcommands([prune])
-)
+export const auditCommand = commandGroup("audit", "Maintain the call log.", [prune])

@@ -1,25 +1,15 @@
-import { Command, Options } from "@effect/cli"
-import { jsonOption, loadAndPrint } from "./Output.js"
+import { Options } from "@effect/cli"
+import { commandGroup, commandsIn } from "./Commands.js"
 import { idOption } from "./Values.js"
 
-export const backlinksCheckCommand = Command.make(
+export const backlinksCheckCommand = commandsIn(() => import("./Run/Backlinks.js"))(
   "check",
+  "Check backlinks now (a website's, one, or without an option every one due) and print what each check saw.",
   {
     site: idOption("site", "Check every backlink of this website (its id).").pipe(Options.optional),
-    backlink: idOption("backlink", "Check this backlink (its id).").pipe(Options.optional),
-    json: jsonOption
+    backlink: idOption("backlink", "Check this backlink (its id).").pipe(Options.optional)
   },
-  loadAndPrint(
-    () => import("./Run/Backlinks.js"),
-    (run, args) => run.backlinksCheck(args)
-  )
-).pipe(
-  Command.withDescription(
-    "Check backlinks now (a website's, one, or without an option every one due) and print what each check saw."
-  )
+  (run, args) => run.backlinksCheck(args)
 )
 
-export const backlinksCommand = Command.make("backlinks").pipe(
-  Command.withDescription("Check that backlinks still stand."),
-  Command.withSubcommands([backlinksCheckCommand])
-)
+export const backlinksCommand = commandGroup("backlinks", "Check that backlinks still stand.", [backlinksCheckCommand])

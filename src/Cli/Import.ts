@@ -1,18 +1,9 @@
-import { Args, Command } from "@effect/cli"
-import { jsonOption, loadAndPrint } from "./Output.js"
+import { Args } from "@effect/cli"
+import { commandsIn } from "./Commands.js"
 
-export const importCommand = Command.make(
+export const importCommand = commandsIn(() => import("./Run/Import.js"))(
   "import",
-  {
-    file: Args.text({ name: "FILE" }).pipe(Args.withDescription("The JSON file to import; - reads standard input.")),
-    json: jsonOption
-  },
-  loadAndPrint(
-    () => import("./Run/Import.js"),
-    (run, args) => run.importFile(args.file)
-  )
-).pipe(
-  Command.withDescription(
-    "Import accounts, websites, articles and backlinks from a JSON file, all or nothing. Importing the same file again changes nothing."
-  )
+  "Import accounts, websites, articles and backlinks from a JSON file, all or nothing. Importing the same file again changes nothing.",
+  { file: Args.text({ name: "FILE" }).pipe(Args.withDescription("The JSON file to import; - reads standard input.")) },
+  (run, args) => run.importFile(args.file)
 )

@@ -1,11 +1,8 @@
-import { Command } from "@effect/cli"
-import { jsonOption, loadAndPrint } from "./Output.js"
+import { commandsIn } from "./Commands.js"
 
-export const migrateCommand = Command.make(
+export const migrateCommand = commandsIn(() => import("./Run/Migrate.js"))(
   "migrate",
-  { json: jsonOption },
-  loadAndPrint(
-    () => import("./Run/Migrate.js"),
-    (run) => run.migrateDatabase
-  )
-).pipe(Command.withDescription("Apply pending database migrations (serve also does, at start)."))
+  "Apply pending database migrations (serve also does, at start).",
+  {},
+  (run) => run.migrateDatabase
+)

@@ -1,12 +1,15 @@
-import { Command, Options } from "@effect/cli"
+import { Options } from "@effect/cli"
 import { eventTypes } from "../Domain/Event.js"
-import { jsonOption, loadAndPrint } from "./Output.js"
+import { commandGroup, commandsIn } from "./Commands.js"
 import { idOption, textOption } from "./Values.js"
+
+const webhooks = commandsIn(() => import("./Run/Webhooks.js"))
 
 const account = textOption("account", "E", "E-mail of a user of the account.")
 
-export const webhookCreateCommand = Command.make(
+export const webhookCreateCommand = webhooks(
   "create",
+  "Create a webhook endpoint for an account and print its signing secret, once.",
   {
     account,
     url: textOption("url", "U", "The https address deliveries are posted to."),
@@ -14,34 +17,27 @@ export const webhookCreateCommand = Command.make(
       "events",
       "T,…",
       `Event types to send, comma-separated (default: all, ${eventTypes.join(",")}).`
-    ).pipe(Options.optional),
-    json: jsonOption
+    ).pipe(Options.optional)
   },
-  loadAndPrint(
-    () => import("./Run/Webhooks.js"),
-    (run, args) => run.webhookCreate(args)
-  )
-).pipe(Command.withDescription("Create a webhook endpoint for an account and print its signing secret, once."))
-
-export const webhookListCommand = Command.make(
-  "list",
-  { account, json: jsonOption },
-  loadAndPrint(
-    () => import("./Run/Webhooks.js"),
-    (run, args) => run.webhookList(args.account)
-  )
-).pipe(Command.withDescription("List an account's webhook endpoints (never their secrets)."))
-
-export const webhookDeleteCommand = Command.make(
-  "delete",
-  { id: idOption("id", "The endpoint's id, as `cbs webhook create` printed it."), json: jsonOption },
-  loadAndPrint(
-    () => import("./Run/Webhooks.js"),
-    (run, args) => run.webhookDelete(args.id)
-  )
-).pipe(Command.withDescription("Delete a webhook endpoint with its deliveries."))
-
-export const webhookCommand = Command.make("webhook").pipe(
-  Command.withDescription("Manage webhook endpoints."),
-  Command.withSubcommands([webhookCreateCommand, webhookListCommand, webhookDeleteCommand])
+  (run, args) => run.webhookCreate(args)
 )
+
+export const webhookListCommand = webhooks(
+  "list",
+  "List an account's webhook endpoints (never their secrets).",
+  { account },
+  (run, args) => run.webhookList(args.account)
+)
+
+export const webhookDeleteCommand = webhooks(
+  "delete",
+  "Delete a webhook endpoint with its deliveries.",
+  { id: idOption("id", "The endpoint's id, as `cbs webhook create` printed it.") },
+  (run, args) => run.webhookDelete(args.id)
+)
+
+export const webhookCommand = commandGroup("webhook", "Manage webhook endpoints.", [
+  webhookCreateCommand,
+  webhookListCommand,
+  webhookDeleteCommand
+])

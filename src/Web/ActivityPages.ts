@@ -1,6 +1,6 @@
 import type { AccountActivityRow, ActivityRow } from "../Domain/Activity.js"
 import type { ArticleWithBody } from "../Domain/Article.js"
-import { html, userTextOr } from "../Ui/Html.js"
+import { html, type SafeHtml, userTextOr } from "../Ui/Html.js"
 import { who } from "./ArticlePages.js"
 import { type Column, layout, none, stackedTable, timestamp, type Viewer } from "./Layout.js"
 
@@ -77,6 +77,42 @@ const COLUMNS: ReadonlyArray<Column> = [
 ]
 const ACCOUNT_COLUMNS: ReadonlyArray<Column> = [...COLUMNS.slice(0, 3), { label: "Article" }, ...COLUMNS.slice(3)]
 
+/** A table row's cells, as `stackedTable` takes them. */
+type Cells = Parameters<typeof stackedTable>[0]["rows"][number]
+
+/** A row's cells under COLUMNS; on the account's page, its `article` cell after who (ACCOUNT_COLUMNS). */
+const cells = (row: ActivityRow, articleId: number | null, article: ReadonlyArray<SafeHtml | string> = []): Cells => [
+  timestamp(row.at),
+  row.origin,
+  who(row),
+  ...article,
+  what(row, articleId),
+  userTextOr(row.reason, none),
+  status(row)
+]
+
+/** A page of an activity log: the origin filters, its rows (or a line saying there are none), the page links. */
+const activityList = <Row extends ActivityRow>(
+  base: string,
+  options: {
+    readonly rows: ReadonlyArray<Row>
+    readonly origin: string | undefined
+    readonly page: number
+    readonly hasNext: boolean
+  },
+  table: {
+    readonly caption: string
+    readonly columns: ReadonlyArray<Column>
+    readonly cells: (row: Row) => Cells
+  }
+) => html`${filters(base, options.origin)}
+${
+  options.rows.length === 0
+    ? html`<p>Nothing on this page.</p>`
+    : stackedTable({ caption: table.caption, columns: table.columns, rows: options.rows.map(table.cells) })
+}
+${pages(base, options.origin, options.page, options.hasNext)}`
+
 /** The article's story: its API and MCP calls and its changes in the editor or by a rewrite, newest first. */
 export const activityPage = (options: {
   readonly viewer: Viewer
@@ -86,7 +122,7 @@ export const activityPage = (options: {
   readonly page: number
   readonly hasNext: boolean
 }) => {
-  const { article, origin } = options
+  const { article } = options
   const base = `/articles/${article.id}/activity`
   return layout({
     title: "Activity",
@@ -96,24 +132,11 @@ export const activityPage = (options: {
 <h1>Activity of ${userTextOr(article.title, `article ${article.id}`)}</h1>
 <p class="lead">Every API and assistant (MCP) call that concerned this article, and every change made in the editor
 or by a rewrite or import, newest first.</p>
-${filters(base, origin)}
-${
-  options.rows.length === 0
-    ? html`<p>Nothing on this page.</p>`
-    : stackedTable({
-        caption: "Calls and changes, newest first",
-        columns: COLUMNS,
-        rows: options.rows.map((row) => [
-          timestamp(row.at),
-          row.origin,
-          who(row),
-          what(row, article.id),
-          userTextOr(row.reason, none),
-          status(row)
-        ])
-      })
-}
-${pages(base, origin, options.page, options.hasNext)}`
+${activityList(base, options, {
+  caption: "Calls and changes, newest first",
+  columns: COLUMNS,
+  cells: (row) => cells(row, article.id)
+})}`
   })
 }
 
@@ -134,7 +157,6 @@ export const accountActivityPage = (options: {
   readonly hasNext: boolean
   readonly retentionDays: number
 }) => {
-  const { origin } = options
   return layout({
     title: "Activity",
     viewer: options.viewer,
@@ -142,24 +164,10 @@ export const accountActivityPage = (options: {
     main: html`<h1>Activity</h1>
 <p class="lead">Every API and assistant (MCP) call made with your account, and every change to your articles made in
 the editor or by a rewrite or import, newest first. Calls are kept for ${options.retentionDays} days.</p>
-${filters("/activity", origin)}
-${
-  options.rows.length === 0
-    ? html`<p>Nothing on this page.</p>`
-    : stackedTable({
-        caption: "Calls and changes on your account, newest first",
-        columns: ACCOUNT_COLUMNS,
-        rows: options.rows.map((row) => [
-          timestamp(row.at),
-          row.origin,
-          who(row),
-          articleCell(row),
-          what(row, row.own_article ? row.article_id : null),
-          userTextOr(row.reason, none),
-          status(row)
-        ])
-      })
-}
-${pages("/activity", origin, options.page, options.hasNext)}`
+${activityList("/activity", options, {
+  caption: "Calls and changes on your account, newest first",
+  columns: ACCOUNT_COLUMNS,
+  cells: (row) => cells(row, row.own_article ? row.article_id : null, [articleCell(row)])
+})}`
   })
 }

@@ -9,7 +9,7 @@ import { fromParseError } from "../Domain/DecodeIssues.js"
 import { putBackProtectedLinks } from "../Html/PutBackLinks.js"
 import type { Form } from "../SignIn/Forms.js"
 import { type EditorValues, editorModeOf, PUT_BACK_LINKS, previewSection } from "./ArticleEditor.js"
-import { articleIdParam, articleView, historyPageOf, positive } from "./ArticleView.js"
+import { articleView, historyPageOf, positive } from "./ArticleView.js"
 import { type EditorAction, recordEditorCall } from "./EditorCalls.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, pagePart, seeOther, type Viewer } from "./Layout.js"
@@ -44,14 +44,13 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
     const guard = yield* PageGuard
     const edits = yield* ArticleEdits
     const audit = yield* AuditLog
-    const { ownArticle, showArticle } = yield* articleView
+    const { routeArticle, showArticle } = yield* articleView
 
     yield* router.get(
       "/articles/:id",
       guard.page((viewer, request) =>
         Effect.gen(function* () {
-          const id = yield* articleIdParam
-          const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+          const article = yield* routeArticle(viewer)
           if (Option.isNone(article)) return notFoundPage(viewer, "article")
           const saved = positive(searchOf(request.url).get("saved"))
           const notice = Option.match(saved, {
@@ -145,8 +144,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const params = yield* HttpRouter.params
         return yield* guard.form(`/articles/${params.id ?? ""}`, (viewer, form) =>
           Effect.gen(function* () {
-            const id = yield* articleIdParam
-            const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+            const article = yield* routeArticle(viewer)
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const current = article.value
             const editor = submitted(form)
@@ -187,8 +185,7 @@ export const ArticleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         return yield* guard.form(`/articles/${params.id ?? ""}`, (viewer, form) =>
           Effect.gen(function* () {
-            const id = yield* articleIdParam
-            const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+            const article = yield* routeArticle(viewer)
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const preview = yield* previewOf(viewer, article.value, form)
             if (request.headers["x-page-part"] === "preview") return pagePart("preview", preview)

@@ -52,6 +52,13 @@ export const articleView = Effect.gen(function* () {
   /** The viewer's article, or None (missing and foreign look the same). */
   const ownArticle = (viewer: Viewer, id: ArticleId) => articles.get(viewer.credential, id).pipe(Effect.option)
 
+  /** The viewer's article that the route's `:id` names, or None (an `:id` that cannot name one finds none). */
+  const routeArticle = (viewer: Viewer) =>
+    Effect.flatMap(
+      articleIdParam,
+      Option.match({ onNone: () => Effect.succeedNone, onSome: (id) => ownArticle(viewer, id) })
+    )
+
   const showArticle = (
     viewer: Viewer,
     article: ArticleWithBody,
@@ -85,5 +92,5 @@ export const articleView = Effect.gen(function* () {
       )
     })
 
-  return { ownArticle, showArticle }
+  return { ownArticle, routeArticle, showArticle }
 })

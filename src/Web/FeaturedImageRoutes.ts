@@ -4,7 +4,7 @@ import type { EditContext } from "../Articles/Changes.js"
 import { FeaturedImages } from "../Articles/FeaturedImages.js"
 import { FeaturedImageMultipart } from "../Domain/ArticleEdits.js"
 import { fromParseError } from "../Domain/DecodeIssues.js"
-import { articleIdParam, articleView } from "./ArticleView.js"
+import { articleView } from "./ArticleView.js"
 import { PageGuard } from "./Guard.js"
 import { notFoundPage, seeOther } from "./Layout.js"
 
@@ -20,7 +20,7 @@ export const FeaturedImageRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const guard = yield* PageGuard
     const featuredImages = yield* FeaturedImages
-    const { ownArticle, showArticle } = yield* articleView
+    const { routeArticle, showArticle } = yield* articleView
 
     yield* router.post(
       "/articles/:id/featured-image",
@@ -28,8 +28,7 @@ export const FeaturedImageRoutesLive = HttpApiBuilder.Router.use((router) =>
         const params = yield* HttpRouter.params
         return yield* guard.upload(`/articles/${params.id ?? ""}`, (viewer, form, files) =>
           Effect.gen(function* () {
-            const id = yield* articleIdParam
-            const article = Option.isNone(id) ? Option.none() : yield* ownArticle(viewer, id.value)
+            const article = yield* routeArticle(viewer)
             if (Option.isNone(article)) return notFoundPage(viewer, "article")
             const current = article.value
             const outcome = yield* Effect.either(

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, type HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Option } from "effect"
 import type { EditContext } from "../Articles/Changes.js"
 import { ArticleEdits } from "../Articles/Edits.js"
@@ -21,7 +21,8 @@ export const RevisionRoutesLive = HttpApiBuilder.Router.use((router) =>
     const audit = yield* AuditLog
     const { ownArticle } = yield* articleView
 
-    const withRevision = (viewer: Viewer) =>
+    /** The viewer's revision the route's `:id` and `:n` name, with its article and the article's current revision. */
+    const findRevision = (viewer: Viewer) =>
       Effect.gen(function* () {
         const params = yield* HttpRouter.params
         const id = yield* articleIdParam
@@ -35,31 +36,39 @@ export const RevisionRoutesLive = HttpApiBuilder.Router.use((router) =>
         return revision === undefined ? Option.none() : Option.some({ article: article.value, revision, current })
       })
 
+    type Found = Option.Option.Value<Effect.Effect.Success<ReturnType<typeof findRevision>>>
+
+    /** `answer` for the revision the route names; the 404 page when the viewer has no such revision. */
+    const withRevision = <E, R>(
+      viewer: Viewer,
+      answer: (found: Found) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      Effect.flatMap(
+        findRevision(viewer),
+        Option.match({ onNone: () => Effect.succeed(notFoundPage(viewer, "revision")), onSome: answer })
+      )
+
     yield* router.get(
       "/articles/:id/revisions/:n",
       guard.page((viewer) =>
-        Effect.gen(function* () {
-          const found = yield* withRevision(viewer)
-          if (Option.isNone(found)) return notFoundPage(viewer, "revision")
-          const { revision } = found.value
-          // The call that saved it, for an API or MCP change (the editor and rewrites make no call-log row).
-          const savedBy =
-            revision.origin === "API" || revision.origin === "MCP"
-              ? yield* audit.callThatSaved(revision.article_id, revision.number)
-              : Option.none()
-          return sendPage(revisionPage({ viewer, ...found.value, savedBy }))
-        })
+        withRevision(viewer, (found) =>
+          Effect.gen(function* () {
+            const { revision } = found
+            // The call that saved it, for an API or MCP change (the editor and rewrites make no call-log row).
+            const savedBy =
+              revision.origin === "API" || revision.origin === "MCP"
+                ? yield* audit.callThatSaved(revision.article_id, revision.number)
+                : Option.none()
+            return sendPage(revisionPage({ viewer, ...found, savedBy }))
+          })
+        )
       )
     )
 
     yield* router.get(
       "/articles/:id/revisions/:n/restore",
       guard.page((viewer) =>
-        Effect.gen(function* () {
-          const found = yield* withRevision(viewer)
-          if (Option.isNone(found)) return notFoundPage(viewer, "revision")
-          return sendPage(restoreConfirmPage({ viewer, ...found.value }))
-        })
+        withRevision(viewer, (found) => Effect.succeed(sendPage(restoreConfirmPage({ viewer, ...found }))))
       )
     )
 
@@ -68,22 +77,21 @@ export const RevisionRoutesLive = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const params = yield* HttpRouter.params
         return yield* guard.form(`/articles/${params.id ?? ""}/revisions/${params.n ?? ""}`, (viewer) =>
-          Effect.gen(function* () {
-            const found = yield* withRevision(viewer)
-            if (Option.isNone(found)) return notFoundPage(viewer, "revision")
-            const { article, revision } = found.value
-            // The reason is the restore's own: "Restored revision N".
-            const context: EditContext = { credential: viewer.credential, origin: "editor" }
-            const outcome = yield* Effect.either(edits.restore(context, article.id, revision.number))
-            if (Either.isLeft(outcome)) {
-              if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "revision")
-              return sendPage(
-                revisionPage({ viewer, article, revision, error: explain(outcome.left) }),
-                publicError(outcome.left).status
-              )
-            }
-            return seeOther(`/articles/${article.id}?saved=${outcome.right.revision}`)
-          })
+          withRevision(viewer, ({ article, revision }) =>
+            Effect.gen(function* () {
+              // The reason is the restore's own: "Restored revision N".
+              const context: EditContext = { credential: viewer.credential, origin: "editor" }
+              const outcome = yield* Effect.either(edits.restore(context, article.id, revision.number))
+              if (Either.isLeft(outcome)) {
+                if (outcome.left._tag === "NotFound") return notFoundPage(viewer, "revision")
+                return sendPage(
+                  revisionPage({ viewer, article, revision, error: explain(outcome.left) }),
+                  publicError(outcome.left).status
+                )
+              }
+              return seeOther(`/articles/${article.id}?saved=${outcome.right.revision}`)
+            })
+          )
         )
       })
     )

@@ -3,9 +3,10 @@ import { Accounts } from "../../Auth/Accounts.js"
 import { passwordProblem } from "../../Auth/Passwords.js"
 import { PasswordFromEnvironment } from "../../Config.js"
 import { oneLineProblem } from "../../Domain/Text.js"
-import { CliError, UsageError } from "../CliError.js"
+import { UsageError } from "../CliError.js"
 import type { Result } from "../Output.js"
 import { Stdin } from "../Stdin.js"
+import { found } from "./Found.js"
 
 const looksLikeEmail = (s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
 
@@ -63,14 +64,13 @@ export const accountCreate = (args: {
 export const accountPassword = (args: { readonly email: string }) =>
   Effect.gen(function* () {
     const accounts = yield* Accounts
-    const user = yield* accounts.findByEmail(args.email)
-    if (Option.isNone(user)) return yield* new CliError({ message: `no user has the e-mail ${args.email}` })
+    const user = yield* accounts.findByEmail(args.email).pipe(found(`no user has the e-mail ${args.email}`))
     const password = yield* firstLineOfStdin("")
     const problem = passwordProblem(password)
     if (problem !== undefined) return yield* new UsageError({ message: problem })
-    yield* accounts.setPassword(user.value.user_id, password)
+    yield* accounts.setPassword(user.user_id, password)
     return {
-      text: [`Password set for ${user.value.email}; their browser sessions were ended.`],
-      json: { email: user.value.email, user_id: user.value.user_id, password_set: true }
+      text: [`Password set for ${user.email}; their browser sessions were ended.`],
+      json: { email: user.email, user_id: user.user_id, password_set: true }
     } satisfies Result
   }).pipe(Effect.provide(Accounts.Default))

@@ -7,6 +7,7 @@ import { ArticleId } from "../../Domain/Ids.js"
 import { CliError } from "../CliError.js"
 import type { Result } from "../Output.js"
 import { CliRepo } from "../Repo.js"
+import { foundById } from "./Found.js"
 
 export const articleRewrite = (args: {
   readonly id: number
@@ -21,8 +22,7 @@ export const articleRewrite = (args: {
     const body = yield* fs
       .readFileString(file)
       .pipe(Effect.mapError((error) => new CliError({ message: `cannot read ${file}: ${error.message}` })))
-    const owner = Number.isSafeInteger(id) ? yield* repo.articleOwner(ArticleId.make(id)) : Option.none()
-    if (Option.isNone(owner)) return yield* new CliError({ message: `no article has id ${id}` })
+    const owner = yield* foundById(id, (id) => repo.articleOwner(ArticleId.make(id)), `no article has id ${id}`)
     const articleId = ArticleId.make(id)
     // The same payload, bounds and messages as PUT /api/v1/articles/{id}.
     const payload = yield* Schema.decodeUnknown(strictBody(UpdateArticlePayload))({
@@ -36,8 +36,8 @@ export const articleRewrite = (args: {
         {
           credential: {
             kind: "user",
-            id: owner.value.user_id,
-            accountId: owner.value.account_id,
+            id: owner.user_id,
+            accountId: owner.account_id,
             isAdmin: false,
             canWrite: true
           },

@@ -1,9 +1,10 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Accounts } from "../../Auth/Accounts.js"
 import { ApiKeys } from "../../Auth/ApiKeys.js"
 import { ApiKeyId } from "../../Domain/Ids.js"
-import { CliError, UsageError } from "../CliError.js"
+import { UsageError } from "../CliError.js"
 import type { Result } from "../Output.js"
+import { accountOf, foundById } from "./Found.js"
 
 export const keyCreate = (args: {
   readonly account: string
@@ -12,13 +13,8 @@ export const keyCreate = (args: {
   readonly readOnly: boolean
 }) =>
   Effect.gen(function* () {
-    const accounts = yield* Accounts
     const keys = yield* ApiKeys
-    const found = yield* accounts.findByEmail(args.account)
-    if (Option.isNone(found)) {
-      return yield* new CliError({ message: `no account has a user with e-mail ${args.account}` })
-    }
-    const { email, account_id } = found.value
+    const { email, account_id } = yield* accountOf(args.account)
     // A name the key rule refuses is a bad option value: a usage error, in the rule's words.
     const { key, row } = yield* keys
       .create({ accountId: account_id, name: args.name, isAdmin: args.admin, readOnly: args.readOnly })
@@ -47,10 +43,9 @@ export const keyCreate = (args: {
 export const keyRevoke = (id: number) =>
   Effect.gen(function* () {
     const keys = yield* ApiKeys
-    const revoked = Number.isSafeInteger(id) ? yield* keys.revoke(ApiKeyId.make(id)) : Option.none()
-    if (Option.isNone(revoked)) return yield* new CliError({ message: `no API key has id ${id}` })
+    const revoked = yield* foundById(id, (id) => keys.revoke(ApiKeyId.make(id)), `no API key has id ${id}`)
     return {
-      text: [`API key ${revoked.value.id} (${revoked.value.prefix}…) is revoked.`],
-      json: { id: revoked.value.id, prefix: revoked.value.prefix, revoked: true }
+      text: [`API key ${revoked.id} (${revoked.prefix}…) is revoked.`],
+      json: { id: revoked.id, prefix: revoked.prefix, revoked: true }
     } satisfies Result
   }).pipe(Effect.provide(ApiKeys.Default))

@@ -5,17 +5,7 @@ import { WebhookEndpointId } from "../../Domain/Webhook.js"
 import { WebhookEndpoints } from "../../Webhooks/Endpoints.js"
 import { CliError } from "../CliError.js"
 import type { Result } from "../Output.js"
-
-/** The account of the user with e-mail `email`, or a failure naming it. */
-const accountOf = (email: string) =>
-  Effect.flatMap(Accounts, (accounts) => accounts.findByEmail(email)).pipe(
-    Effect.flatMap(
-      Option.match({
-        onNone: () => Effect.fail(new CliError({ message: `no account has a user with e-mail ${email}` })),
-        onSome: Effect.succeed
-      })
-    )
-  )
+import { accountOf, foundById } from "./Found.js"
 
 /** `--events a,b`: the types named, blanks around commas ignored; absent, every type. */
 const eventsOf = (events: Option.Option<string>) =>
@@ -88,10 +78,13 @@ export const webhookList = (email: string) =>
 export const webhookDelete = (id: number) =>
   Effect.gen(function* () {
     const endpoints = yield* WebhookEndpoints
-    const deleted = Number.isSafeInteger(id) ? yield* endpoints.removeAny(WebhookEndpointId.make(id)) : Option.none()
-    if (Option.isNone(deleted)) return yield* new CliError({ message: `no webhook endpoint has id ${id}` })
+    const deleted = yield* foundById(
+      id,
+      (id) => endpoints.removeAny(WebhookEndpointId.make(id)),
+      `no webhook endpoint has id ${id}`
+    )
     return {
-      text: [`Webhook endpoint ${deleted.value.id} (${deleted.value.url}) is deleted, with its deliveries.`],
-      json: { id: deleted.value.id, url: deleted.value.url, deleted: true }
+      text: [`Webhook endpoint ${deleted.id} (${deleted.url}) is deleted, with its deliveries.`],
+      json: { id: deleted.id, url: deleted.url, deleted: true }
     } satisfies Result
   }).pipe(Effect.provide(WebhookEndpoints.Default))
