@@ -51,6 +51,19 @@ const settings = {
   limits: { ...LINK_CHECK_LIMITS, timeoutMs: 1_000 }
 }
 
+/**
+ * On the test clock at START: a new account's website, a host of the test's own serving `pages`, and a backlink of
+ * the website whose source page is the host's `path`.
+ */
+const backlinkServed = (pages: Record<string, Page>, path: string, status = "live") =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(START)
+    const site = yield* newSite
+    const host = yield* pageHost(pages)
+    const id = yield* backlinkOn(site.siteId, `${host.origin}${path}`, status)
+    return { ...site, host, id }
+  })
+
 /** Checks backlink `id` now (as a round does, without the host's pause), on the test clock. */
 const checkNow = (id: BacklinkId) =>
   Effect.gen(function* () {
@@ -68,6 +81,15 @@ const backlinkRead = (id: BacklinkId, key: string) =>
     const res = yield* request("GET", `/api/v1/backlinks/${id}`, { key })
     assert.strictEqual(res.status, 200, res.text)
     return res.body.data
+  })
+
+/** The backlink as GET /backlinks/{id} reads it, checked to be `status` with `lost_reason`. */
+const backlinkIn = (id: BacklinkId, key: string, status: string, lost_reason: string | null) =>
+  Effect.gen(function* () {
+    const read = yield* backlinkRead(id, key)
+    assert.strictEqual(read.status, status)
+    assert.strictEqual(read.lost_reason, lost_reason)
+    return read
   })
 
 /** The account's backlink.status_changed events' data, oldest first. */
@@ -110,9 +132,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
             const id = yield* backlinkOn(siteId, `${host.origin}${path}`, "pending")
             const result = yield* checkNow(id)
             assert.strictEqual(result.outcome, "found")
-            const read = yield* backlinkRead(id, key)
-            assert.strictEqual(read.status, "live")
-            assert.strictEqual(read.lost_reason, null)
+            const read = yield* backlinkIn(id, key, "live", null)
             assert.strictEqual(read.indexable, true)
             assert.deepStrictEqual(read.rel, rel)
             assert.strictEqual(read.last_checked_at, "2026-11-02T08:00:00Z")
@@ -149,15 +169,10 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
       "a page without the link makes a live backlink lost at once (link_removed), with a backlink.status_changed event",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(START)
-          const { accountId, key, siteId } = yield* newSite
-          const host = yield* pageHost({ "/gone": page("nothing") })
-          const id = yield* backlinkOn(siteId, `${host.origin}/gone`)
+          const { accountId, key, siteId, id } = yield* backlinkServed({ "/gone": page("nothing") }, "/gone")
           const result = yield* checkNow(id)
           assert.strictEqual(result.outcome, "link_removed")
-          const read = yield* backlinkRead(id, key)
-          assert.strictEqual(read.status, "lost")
-          assert.strictEqual(read.lost_reason, "link_removed")
+          const read = yield* backlinkIn(id, key, "lost", "link_removed")
           assert.strictEqual(read.indexable, null)
           const [event, ...more] = yield* statusEvents(accountId)
           assert.strictEqual(more.length, 0)
@@ -175,10 +190,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
       "a lost link that comes back turns live again, with an event; a check that changes nothing has none",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(START)
-          const { accountId, key, siteId } = yield* newSite
-          const host = yield* pageHost({ "/story": page("nothing") })
-          const id = yield* backlinkOn(siteId, `${host.origin}/story`)
+          const { accountId, key, host, id } = yield* backlinkServed({ "/story": page("nothing") }, "/story")
           yield* checkNow(id)
           yield* TestClock.adjust("14 days")
           yield* checkNow(id)
@@ -186,9 +198,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
           host.pages["/story"] = page(LINK)
           yield* TestClock.adjust("14 days")
           yield* checkNow(id)
-          const read = yield* backlinkRead(id, key)
-          assert.strictEqual(read.status, "live")
-          assert.strictEqual(read.lost_reason, null)
+          const read = yield* backlinkIn(id, key, "live", null)
           assert.deepStrictEqual(
             read.checks.map((check: { readonly outcome: string }) => check.outcome),
             ["found", "link_removed", "link_removed"]
@@ -205,56 +215,38 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
     )
 
     it.scoped(
-      "a 404 seen once keeps the link live and checks again within hours; seen again an hour later, it is lost",
+      "a 404 or 410 seen once keeps the link live and checks again within hours; seen again an hour later, it is lost",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(START)
-          const { key, siteId } = yield* newSite
-          const host = yield* pageHost()
-          const id = yield* backlinkOn(siteId, `${host.origin}/moved`)
-          yield* checkNow(id)
-          assert.strictEqual((yield* backlinkRead(id, key)).status, "live")
-          const next = yield* nextCheckAt(id)
-          assert.isAtLeast(next, START + HOUR)
-          assert.isAtMost(next, START + 2 * HOUR)
-          // Half an hour later: not yet an hour apart.
-          yield* TestClock.adjust("30 minutes")
-          yield* checkNow(id)
-          assert.strictEqual((yield* backlinkRead(id, key)).status, "live")
-          yield* TestClock.adjust("30 minutes")
-          yield* checkNow(id)
-          const read = yield* backlinkRead(id, key)
-          assert.strictEqual(read.status, "lost")
-          assert.strictEqual(read.lost_reason, "page_not_found")
-          assert.deepStrictEqual(
-            read.checks.map((check: { readonly http_status: number }) => check.http_status),
-            [404, 404, 404]
-          )
+          for (const status of [404, 410]) {
+            // The host has no page at /moved (404), or says it is gone (410).
+            const pages = status === 410 ? { "/moved": answer("<p>Gone</p>", {}, 410) } : {}
+            const { key, id } = yield* backlinkServed(pages, "/moved")
+            yield* checkNow(id)
+            assert.strictEqual((yield* backlinkRead(id, key)).status, "live")
+            const next = yield* nextCheckAt(id)
+            assert.isAtLeast(next, START + HOUR)
+            assert.isAtMost(next, START + 2 * HOUR)
+            // Half an hour later: not yet an hour apart.
+            yield* TestClock.adjust("30 minutes")
+            yield* checkNow(id)
+            assert.strictEqual((yield* backlinkRead(id, key)).status, "live")
+            yield* TestClock.adjust("30 minutes")
+            yield* checkNow(id)
+            const read = yield* backlinkIn(id, key, "lost", "page_not_found")
+            assert.deepStrictEqual(
+              read.checks.map((check: { readonly http_status: number }) => check.http_status),
+              [status, status, status]
+            )
+          }
         })
-    )
-
-    it.scoped("a 410 is page_not_found by the same rule", () =>
-      Effect.gen(function* () {
-        yield* TestClock.setTime(START)
-        const { key, siteId } = yield* newSite
-        const host = yield* pageHost({ "/old": answer("<p>Gone</p>", {}, 410) })
-        const id = yield* backlinkOn(siteId, `${host.origin}/old`)
-        yield* checkNow(id)
-        assert.strictEqual((yield* backlinkRead(id, key)).status, "live")
-        yield* TestClock.adjust("1 hour")
-        yield* checkNow(id)
-        assert.strictEqual((yield* backlinkRead(id, key)).lost_reason, "page_not_found")
-      })
     )
 
     it.scoped(
       "a 5xx or no answer is unreachable only after three failed checks over at least 24 hours, never before",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(START)
-          const { key, siteId } = yield* newSite
-          const host = yield* pageHost({ "/down": answer("<p>Oops</p>", {}, 503) })
-          const id = yield* backlinkOn(siteId, `${host.origin}/down`)
+          const { key, host, id } = yield* backlinkServed({ "/down": answer("<p>Oops</p>", {}, 503) }, "/down")
           for (const hours of [0, 12]) {
             if (hours > 0) yield* TestClock.adjust(`${hours} hours`)
             yield* checkNow(id)
@@ -268,9 +260,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
           host.pages["/down"] = neverEnding("")
           yield* TestClock.adjust("1 hour")
           yield* checkNow(id)
-          const read = yield* backlinkRead(id, key)
-          assert.strictEqual(read.status, "lost")
-          assert.strictEqual(read.lost_reason, "unreachable")
+          const read = yield* backlinkIn(id, key, "lost", "unreachable")
           assert.deepStrictEqual(
             read.checks.map((check: { readonly outcome: string }) => check.outcome),
             ["unreachable", "unreachable", "unreachable", "unreachable"]
@@ -293,18 +283,14 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
         assert.strictEqual(keptRead.checks[0].final_url, `${host.origin}/with`)
         const away = yield* backlinkOn(siteId, `${host.origin}/to-without`)
         yield* checkNow(away)
-        const awayRead = yield* backlinkRead(away, key)
-        assert.strictEqual(awayRead.status, "lost")
-        assert.strictEqual(awayRead.lost_reason, "redirected_away")
+        yield* backlinkIn(away, key, "lost", "redirected_away")
       })
     )
 
     it.scoped("a redirect to a private address is refused: no answer, the link keeps its status", () =>
       Effect.gen(function* () {
-        yield* TestClock.setTime(START)
-        const { key, siteId } = yield* newSite
-        const host = yield* pageHost({ "/sneaky": redirect("http://169.254.169.254/latest/meta-data/") })
-        const id = yield* backlinkOn(siteId, `${host.origin}/sneaky`)
+        const sneaky = { "/sneaky": redirect("http://169.254.169.254/latest/meta-data/") }
+        const { key, host, id } = yield* backlinkServed(sneaky, "/sneaky")
         const result = yield* checkNow(id)
         assert.strictEqual(result.outcome, "unreachable")
         const read = yield* backlinkRead(id, key)
@@ -318,14 +304,11 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
       "the host's validators are sent back: a 304 is the page as the last check read it (found stays found)",
       () =>
         Effect.gen(function* () {
-          yield* TestClock.setTime(START)
-          const { key, siteId } = yield* newSite
-          const host = yield* pageHost()
-          host.pages["/cached"] = (req, res) => {
+          const cached: Page = (req, res) => {
             if (req.headers["if-none-match"] === '"v1"') res.writeHead(304, { etag: '"v1"' }).end()
             else answer(`<p><a rel="sponsored" href="${TARGET}">Sponsor</a></p>`, { etag: '"v1"' })(req, res)
           }
-          const id = yield* backlinkOn(siteId, `${host.origin}/cached`, "pending")
+          const { key, host, id } = yield* backlinkServed({ "/cached": cached }, "/cached", "pending")
           yield* checkNow(id)
           yield* TestClock.adjust("7 days")
           yield* checkNow(id)
@@ -361,9 +344,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
         yield* sql`update articles set body = '<p>No link now.</p>' where id = ${article}`.pipe(Effect.orDie)
         yield* TestClock.adjust("7 days")
         yield* checkNow(id)
-        const after = yield* backlinkRead(id, key)
-        assert.strictEqual(after.status, "lost")
-        assert.strictEqual(after.lost_reason, "link_removed")
+        yield* backlinkIn(id, key, "lost", "link_removed")
       })
     )
   })
@@ -495,10 +476,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
 
     it.scoped("checks older than 90 days are pruned, newer ones kept", () =>
       Effect.gen(function* () {
-        yield* TestClock.setTime(START)
-        const { key, siteId } = yield* newSite
-        const host = yield* pageHost({ "/p": page(LINK) })
-        const id = yield* backlinkOn(siteId, `${host.origin}/p`)
+        const { key, id } = yield* backlinkServed({ "/p": page(LINK) }, "/p")
         yield* checkNow(id)
         yield* TestClock.adjust("80 days")
         yield* checkNow(id)
