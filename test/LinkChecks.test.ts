@@ -427,7 +427,7 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
         yield* sql`update backlinks set next_check_at = now() + interval '1 day' where id = ${later}`.pipe(Effect.orDie)
         yield* sql`update backlinks set target_url = null where id = ${bare}`.pipe(Effect.orDie)
         assert.isDefined(yield* repo.claimHost("held-host.example", crypto.randomUUID(), 60_000))
-        const hosts = yield* repo.idleDueHosts(Date.now(), 1_000)
+        const hosts = yield* repo.idleDueHosts(Date.now(), 1_000, [])
         assert.include(hosts, "due-host.example")
         assert.notInclude(hosts, "held-host.example")
         assert.notInclude(hosts, "later-host.example")

@@ -136,6 +136,17 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
       }).pipe(Effect.orDie)
 
     /**
+     * The data of the jobs of `kind` that wait for a worker: sent (their start time passed or not) or waiting for a
+     * retry, not yet taken (pg-boss's index of waiting jobs answers it).
+     */
+    const waiting = <A extends object>(kind: JobKind<A>) =>
+      sql<{ readonly data: A }>`
+        select data from ${sql(JOB_QUEUE_SCHEMA)}.job where name = ${kind.name} and state < 'active'`.pipe(
+        Effect.map((rows) => rows.map((row) => row.data)),
+        Effect.orDie
+      )
+
+    /**
      * Wakes this instance's workers, after a transaction that sent jobs has committed: one idle worker of each queue,
      * which takes a batch (and wakes another when the batch was full); when every worker is running a batch, all of
      * them, so that each asks again as soon as its batch is done.
@@ -214,6 +225,6 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
           yield* Effect.tryPromise(() => boss.schedule(kind.name, cron, data, { tz: "UTC" })).pipe(Effect.orDie)
       })
 
-    return { queue, send, sendAll, wake, work, workBatches, schedule }
+    return { queue, send, sendAll, waiting, wake, work, workBatches, schedule }
   })
 }) {}

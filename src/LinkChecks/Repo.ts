@@ -132,10 +132,11 @@ export class LinkChecksRepo extends Effect.Service<LinkChecksRepo>()("LinkChecks
       }).pipe(Effect.orDie)
 
     /**
-     * The hosts with checks due at `now` that no instance is checking nor has scheduled (the minute sweep), at most
-     * `limit`; backlinks with nothing to check (no source or target address) leave the schedule on the way.
+     * The hosts with checks due at `now` that no instance is checking (the minute sweep), leaving out `scheduled` (the
+     * hosts whose round's next step is queued), at most `limit`; backlinks with nothing to check (no source or target
+     * address) leave the schedule on the way.
      */
-    const idleDueHosts = (now: number, limit: number) =>
+    const idleDueHosts = (now: number, limit: number, scheduled: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         yield* sql`
           update backlinks set next_check_at = null
@@ -146,7 +147,8 @@ export class LinkChecksRepo extends Effect.Service<LinkChecksRepo>()("LinkChecks
             where next_check_at <= ${instant(now)} and source_host is not null
           )
           select due.host from due left join link_check_hosts h on h.host = due.host
-          where h.host is null or ((h.busy_until is null or h.busy_until < now()) and h.next_request_at <= now())
+          where (h.host is null or ((h.busy_until is null or h.busy_until < now()) and h.next_request_at <= now()))
+            and not due.host = any(${scheduled}::text[])
           order by due.host limit ${limit}`
         return rows.map((row) => row.host)
       }).pipe(Effect.orDie)

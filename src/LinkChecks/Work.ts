@@ -33,6 +33,19 @@ const SWEEP_HOSTS = 1_000
 const realNow = Clock.currentTimeMillis.pipe(Effect.withClock(Clock.make()))
 
 /**
+ * The hosts the sweep starts a round for: checks due, no instance checking the host, and no step of its round waiting
+ * in the queue. A round whose next step waits for a worker (the workers are all busy, or it has not been polled yet)
+ * looks idle in link_check_hosts; a second round started beside it would make every step of the one wait out the
+ * pause after a step of the other, asleep on a worker.
+ */
+export const hostsToStart = Effect.gen(function* () {
+  const jobs = yield* Jobs
+  const checker = yield* Checker
+  const scheduled = (yield* jobs.waiting(LinkCheckJob)).map((step) => step.host)
+  return yield* checker.idleDueHosts(yield* Clock.currentTimeMillis, SWEEP_HOSTS, scheduled)
+})
+
+/**
  * The link checker's background work on this instance: the rounds, LINK_CHECK_WORKERS at a time, and the minute
  * sweep; nothing with LINK_CHECKS=off (or WORKERS=off, which runs no job at all).
  */
@@ -52,7 +65,7 @@ export const linkCheckWork = Effect.gen(function* () {
       Effect.catchAllCause((cause) => Effect.logError(`Link check of a backlink on ${host} failed`, cause))
     )
   const sweep = Effect.gen(function* () {
-    const hosts = yield* checker.idleDueHosts(yield* Clock.currentTimeMillis, SWEEP_HOSTS)
+    const hosts = yield* hostsToStart
     yield* jobs.sendAll(
       LinkCheckJob,
       hosts.map((host) => ({ host }))
