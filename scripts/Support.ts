@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import os from "node:os"
 import path from "node:path"
@@ -145,4 +145,31 @@ export const removeScratch = async (
     () => undefined
   )
   rmSync(made.workDir, { recursive: true, force: true })
+}
+
+/**
+ * Starts `cbs serve` in `env` on a free port, its output in `log`, added to `children` (for `removeScratch`); answers
+ * once it answers /readyz (within 60 s): the process and its port.
+ */
+export const serveCbs = async (env: NodeJS.ProcessEnv, log: string, children: Array<ChildProcess>) => {
+  const port = await freePort()
+  const fd = openSync(log, "w")
+  const child = spawn(process.execPath, ["bin/cbs.js", "serve", "--port", String(port)], {
+    cwd: root,
+    env,
+    stdio: ["ignore", fd, fd]
+  })
+  closeSync(fd)
+  children.push(child)
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`cbs serve exited: ${readFileSync(log, "utf8").slice(-2000)}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (response) => response.ok,
+      () => false
+    )
+    if (ok) return { child, port }
+    if (Date.now() > deadline) throw new Error("cbs serve did not answer /readyz within 60 s")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
 }

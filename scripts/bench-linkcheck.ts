@@ -10,15 +10,17 @@
 // the middle part of the run (from the first check until a third of the backlinks are checked, then it stops), to
 // show that the pacing holds across instances. It measures: checks per second from the first check to the last, the
 // instances' CPU per check, the first instance's peak memory (VmHWM), and the pacing (the most requests in flight at
-// once to one host, which must be 1, and the shortest time between two requests to one host, which must be ≥ 2 s).
+// once to one host, which must be 1, and the shortest time between two requests to one host, which must be ≥ 2 s),
+// and, from the job queue, how long a step of a host's round held a worker and how late after its start time a worker
+// took it (the workers' share of the pace: LINK_CHECK_WORKERS steps at a time per instance).
 // It ends with the arithmetic of a 1,000,000-backlink service re-checked weekly.
 // Exits 0 whatever the figures (it is a measurement), 1 when setup failed or a check came out other than its page
 // says (an error, a timeout, a wrong outcome).
 // Run: npm run bench:linkcheck (builds nothing: run npm run build first if the sources changed)
 //   DATABASE_URL     an admin connection; default postgres://postgres@127.0.0.1:5432/postgres
 //   BENCH_INSTANCES  1: one instance only; 2 (default): a second one for part of the run
-import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import type { ChildProcess } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
 import http from "node:http"
 import os from "node:os"
 import path from "node:path"
@@ -31,10 +33,10 @@ import {
   freePort,
   quantile,
   removeScratch,
-  root,
   runBench,
   runCbs,
   scratch,
+  serveCbs,
   stopChild,
   withClient
 } from "./Support.js"
@@ -144,30 +146,11 @@ const startSites = async () => {
 
 // --- the instances ------------------------------------------------------------------------------------------------
 
-/** Starts `cbs serve`, once it answers /readyz: the process and its port. */
-const serve = async () => {
-  const port = await freePort()
+/** Starts `cbs serve` (its log kept, to look for failed checks in). */
+const serve = () => {
   const log = path.join(workDir, `serve-${children.length + 1}.log`)
-  const fd = openSync(log, "w")
-  const child = spawn(process.execPath, ["bin/cbs.js", "serve", "--port", String(port)], {
-    cwd: root,
-    env,
-    stdio: ["ignore", fd, fd]
-  })
-  closeSync(fd)
-  children.push(child)
   logs.push(log)
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`cbs serve exited: ${readFileSync(log, "utf8").slice(-2000)}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (response) => response.ok,
-      () => false
-    )
-    if (ok) return { child, port }
-    if (Date.now() > deadline) throw new Error("cbs serve did not answer /readyz within 60 s")
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  return serveCbs(env, log, children)
 }
 
 /** The peak resident memory of a process so far (VmHWM), in MiB; undefined off Linux. */
