@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Effect, Runtime, Schedule, type Scope } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Runtime, Schedule, type Scope } from "effect"
 import PgBoss from "pg-boss"
 import { JOB_QUEUE_SCHEMA } from "../Sql/JobQueueSchema.js"
 
@@ -77,7 +77,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
         )
     ).pipe(Effect.orDie)
     /** Each queue's workers on this instance, and which of them are between runs (waiting, or fetching). */
-    const pools: Array<{ readonly ids: Array<string>; readonly idle: Set<string> }> = []
+    const pools: Array<{ readonly name: string; readonly ids: Array<string>; readonly idle: Set<string> }> = []
 
     // The queues this process created: pg-boss drops a job sent to a queue that does not exist, without an error.
     const created = new Set<string>()
@@ -160,6 +160,22 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
     })
 
     /**
+     * Wakes one of this instance's workers of `kind` once `startAfter` has passed (a job sent to start then), so that
+     * the job does not wait for a worker's next poll when the workers are idle: an idle one, or none when every one is
+     * running (each asks again as its run ends). None with WORKERS=off.
+     */
+    const wakeAt = <A extends object>(kind: JobKind<A>, startAfter: Date) =>
+      Effect.gen(function* () {
+        const pool = pools.find((one) => one.name === kind.name)
+        if (pool === undefined) return
+        const now = yield* Clock.currentTimeMillis
+        // A little after the start time, so that the database (whose clock judges it) sees it passed.
+        yield* Effect.sleep(Duration.millis(Math.max(0, startAfter.getTime() - now) + 50))
+        const [idle] = pool.idle
+        if (idle !== undefined) boss.notifyWorker(idle)
+      }).pipe(Effect.withClock(Clock.make()), Effect.forkDaemon, Effect.asVoid)
+
+    /**
      * Runs `handle` for each job of `kind` on `concurrency` workers of this instance (none with WORKERS=off). A
      * handler that fails (or dies) fails the run, which runs again as the kind says; expected outcomes, a webhook
      * that answered 500 say, are the handler's to record and are not failures.
@@ -185,7 +201,7 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
         yield* queue(kind)
         if (!working) return
         const context = yield* Effect.runtime<R>()
-        const pool = { ids: [] as string[], idle: new Set<string>() }
+        const pool = { name: kind.name, ids: [] as string[], idle: new Set<string>() }
         pools.push(pool)
         for (let i = 0; i < options.workers; i++) {
           // pg-boss waits out the polling interval after every fetch, also one that found jobs: a worker whose batch
@@ -225,6 +241,6 @@ export class Jobs extends Effect.Service<Jobs>()("Jobs/Jobs", {
           yield* Effect.tryPromise(() => boss.schedule(kind.name, cron, data, { tz: "UTC" })).pipe(Effect.orDie)
       })
 
-    return { queue, send, sendAll, waiting, wake, work, workBatches, schedule }
+    return { queue, send, sendAll, waiting, wake, wakeAt, work, workBatches, schedule }
   })
 }) {}

@@ -57,9 +57,12 @@ export const linkCheckWork = Effect.gen(function* () {
     checker.stepHost(host).pipe(
       Effect.flatMap((checked) =>
         checked === true
-          ? Effect.flatMap(realNow, (now) =>
-              jobs.send(LinkCheckJob, { host }, { startAfter: new Date(now + HOST_PAUSE_MS) })
-            )
+          ? Effect.flatMap(realNow, (now) => {
+              const startAfter = new Date(now + HOST_PAUSE_MS)
+              return jobs
+                .send(LinkCheckJob, { host }, { startAfter })
+                .pipe(Effect.zipRight(jobs.wakeAt(LinkCheckJob, startAfter)))
+            })
           : Effect.void
       ),
       Effect.catchAllCause((cause) => Effect.logError(`Link check of a backlink on ${host} failed`, cause))
