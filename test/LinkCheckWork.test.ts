@@ -8,7 +8,7 @@ import { Jobs, RunsWorkers } from "../src/Jobs/Jobs.js"
 import { Checker } from "../src/LinkChecks/Checker.js"
 import { LINK_CHECK_LIMITS } from "../src/LinkChecks/PageFetcher.js"
 import { LinkCheckSettings } from "../src/LinkChecks/Settings.js"
-import { LinkCheckJob } from "../src/LinkChecks/Work.js"
+import { hostsToStart, LinkCheckJob } from "../src/LinkChecks/Work.js"
 import { BackgroundWorkLive } from "../src/Server/BackgroundWork.js"
 import { cbs } from "./support/Cbs.js"
 import { eventually } from "./support/Eventually.js"
@@ -146,6 +146,25 @@ layer(testServerOn(TestDatabaseLive), { timeout: "120 seconds" })("The link chec
         assert.isTrue(Option.isNone(yield* Fiber.poll(stuckRound)))
         yield* Fiber.interrupt(stuckRound)
       }).pipe(Effect.provide(Checker.Default), live)
+    )
+    it.scoped(
+      "the sweep starts a round for each idle host with checks due, and none for a host whose round's next step waits",
+      () =>
+        Effect.gen(function* () {
+          const siteId = yield* newSite
+          const ids = [
+            yield* backlinkOn(siteId, "https://waiting.example/story"),
+            yield* backlinkOn(siteId, "https://idle.example/story")
+          ]
+          yield* dueNow(ids)
+          const jobs = yield* Jobs
+          yield* jobs.queue(LinkCheckJob)
+          // The round of waiting.example sent its next step; no worker has taken it yet, and the host's pause is over.
+          yield* jobs.send(LinkCheckJob, { host: "waiting.example" })
+          const hosts = yield* hostsToStart
+          assert.include(hosts, "idle.example")
+          assert.notInclude(hosts, "waiting.example")
+        }).pipe(Effect.provide([Jobs.Default, Checker.Default]), live)
     )
   })
 
