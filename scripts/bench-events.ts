@@ -16,8 +16,8 @@
 //   DATABASE_URL        an admin connection; default postgres://postgres@127.0.0.1:5432/postgres
 //   BENCH_EDIT_WORKERS  off: the edits go to an instance with WORKERS=off, the only one running, so that no delivery
 //                       is made beside them (the cost of queuing them alone)
-import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import type { ChildProcess } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import http from "node:http"
 import os from "node:os"
 import path from "node:path"
@@ -27,13 +27,12 @@ import {
   adminUrl,
   benchEnv,
   cpuMs,
-  freePort,
   quantile,
   removeScratch,
-  root,
   runBench,
   runCbs,
   scratch,
+  serveCbs,
   stopChild,
   withClient
 } from "./Support.js"
@@ -122,29 +121,8 @@ const drained = async () => {
 const ms = (n: number) => `${n.toFixed(1)} ms`
 
 /** Starts `cbs serve` with `extra` in its environment, once it answers /readyz: the process and its port. */
-const serve = async (extra: NodeJS.ProcessEnv) => {
-  const port = await freePort()
-  const log = path.join(workDir, `serve-${children.length + 1}.log`)
-  const fd = openSync(log, "w")
-  const child = spawn(process.execPath, ["bin/cbs.js", "serve", "--port", String(port)], {
-    cwd: root,
-    env: { ...env, ...extra },
-    stdio: ["ignore", fd, fd]
-  })
-  closeSync(fd)
-  children.push(child)
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`cbs serve exited: ${readFileSync(log, "utf8").slice(-2000)}`)
-    const ok = await fetch(`http://127.0.0.1:${port}/readyz`).then(
-      (response) => response.ok,
-      () => false
-    )
-    if (ok) return { child, port }
-    if (Date.now() > deadline) throw new Error("cbs serve did not answer /readyz within 60 s")
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+const serve = (extra: NodeJS.ProcessEnv) =>
+  serveCbs({ ...env, ...extra }, path.join(workDir, `serve-${children.length + 1}.log`), children)
 
 const main = async () => {
   await withClient(adminUrl, (client) => client.query(`create database ${made.database}`))
