@@ -1,11 +1,11 @@
 import type { LookupAddress } from "node:dns"
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http"
 import { Clock, Deferred, Effect } from "effect"
+import { outboundFailed as fail, type OutboundFetchFailed } from "./OutboundAddress.js"
 import {
   addressFor,
   connectionFailed,
   type OutboundAddressPolicy,
-  OutboundFetchFailed,
   OutboundPolicy,
   requestTo,
   type Schemes
@@ -51,8 +51,6 @@ export interface StreamedAnswer<A> {
   /** Why reading stopped short, in words, when it ended `timed out` or `broken`. */
   readonly problem: string | null
 }
-
-const fail = (message: string) => new OutboundFetchFailed({ message })
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 

@@ -13,7 +13,7 @@ import {
   NewWebhookEndpoint,
   type WebhookEndpointId
 } from "../Domain/Webhook.js"
-import { allLoopback, checkOutboundHost } from "../Http/OutboundFetch.js"
+import { allLoopback, checkOutboundHost } from "../Http/OutboundAddress.js"
 import { WebhooksRepo } from "./Repo.js"
 
 const decodeNew = Schema.decodeUnknown(NewWebhookEndpoint)
