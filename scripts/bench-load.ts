@@ -12,8 +12,7 @@
 // Run: npm run bench:load (builds nothing: run npm run build first if the sources changed)
 //   DATABASE_URL        an admin connection; default postgres://postgres@127.0.0.1:5432/postgres
 //   BENCH_LOAD_SECONDS  length of each measured read run, default 15
-import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, openSync, readFileSync } from "node:fs"
+import type { ChildProcess } from "node:child_process"
 import http from "node:http"
 import os from "node:os"
 import path from "node:path"
@@ -23,13 +22,12 @@ import { loadAverage } from "./LoadAverage.js"
 import {
   adminUrl,
   benchEnv,
-  freePort,
   quantile,
   removeScratch,
-  root,
   runBench,
   runCbs,
   scratch,
+  serveCbs,
   withClient
 } from "./Support.js"
 
@@ -146,27 +144,8 @@ const main = async () => {
     return { heavyArticle: await article(heavySite, 0), readerArticles }
   })
 
-  const port = await freePort()
-  const log = path.join(workDir, "serve.log")
-  const fd = openSync(log, "w")
-  const server = spawn(process.execPath, ["bin/cbs.js", "serve", "--port", String(port)], {
-    cwd: root,
-    env,
-    stdio: ["ignore", fd, fd]
-  })
-  closeSync(fd)
-  children.push(server)
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`cbs serve exited: ${readFileSync(log, "utf8").slice(-2000)}`)
-    const ok = await request(port, "GET", "/healthz", {}).then(
-      (answer) => answer.status === 200,
-      () => false
-    )
-    if (ok) break
-    if (Date.now() > deadline) throw new Error("cbs serve did not answer /healthz within 60 s")
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
+  // Ready (/readyz): migrated and serving, as /healthz was waited for before.
+  const { port } = await serveCbs(env, path.join(workDir, "serve.log"), children)
 
   const json = (key: string) => ({ "x-api-key": key, "content-type": "application/json" })
   let version = 0
