@@ -10,6 +10,7 @@ import { LinkChecksRepo } from "../src/LinkChecks/Repo.js"
 import { LinkCheckSettings } from "../src/LinkChecks/Settings.js"
 import { assertError } from "./support/ArticleWrites.js"
 import { request } from "./support/Http.js"
+import { insertCheck } from "./support/LinkHealth.js"
 import { answer, neverEnding, type Page, pageHost, redirect } from "./support/PageHosts.js"
 import { TestDatabaseLive } from "./support/TestDatabase.js"
 import { TestApp, testServerOn } from "./support/TestServer.js"
@@ -453,6 +454,21 @@ layer(LinkCheckServerLive, { timeout: "120 seconds" })("Link checks", (it) => {
         assert.strictEqual(own.status, 200)
         assert.strictEqual(own.body.data.site_id, theirs.siteId)
         assert.deepStrictEqual(own.body.data.checks, [])
+      })
+    )
+
+    it.scoped("GET /backlinks/{id} shows the last 20 checks, newest first", () =>
+      Effect.gen(function* () {
+        const { key, siteId } = yield* newSite
+        const id = yield* backlinkOn(siteId, "https://many-checks.example/x")
+        for (let day = 1; day <= 25; day++) {
+          yield* insertCheck(id, { checked_at: `2026-10-${String(day).padStart(2, "0")}T06:00:00Z`, outcome: "found" })
+        }
+        const read = yield* backlinkRead(id, key)
+        const times = read.checks.map((check: { readonly checked_at: string }) => check.checked_at)
+        assert.strictEqual(times.length, 20)
+        assert.strictEqual(times[0], "2026-10-25T06:00:00Z")
+        assert.strictEqual(times[19], "2026-10-06T06:00:00Z")
       })
     )
 

@@ -217,7 +217,11 @@ export class Checker extends Effect.Service<Checker>()("LinkChecks/Checker", {
     const checkNow = (chosen: ReadonlyArray<{ readonly id: BacklinkId; readonly host: string }>) =>
       Effect.gen(function* () {
         const byHost = new Map<string, Array<BacklinkId>>()
-        for (const { id, host } of chosen) byHost.set(host, [...(byHost.get(host) ?? []), id])
+        for (const { id, host } of chosen) {
+          const ids = byHost.get(host)
+          if (ids === undefined) byHost.set(host, [id])
+          else ids.push(id)
+        }
         const one = (host: string, id: BacklinkId): Effect.Effect<ReadonlyArray<CheckResult>> =>
           withHost(
             host,
